@@ -1,0 +1,107 @@
+"""Action kinds shared by several games, and helpers for the text forms.
+
+Every action is a frozen dataclass with one text form: ``str(action)`` prints
+it and the game's ``parse_action`` reads it back (``docs/actions.md``). Cards
+in actions use the C2 notation; melds are cards separated by spaces, several
+melds separated by `` | ``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.cards import CARD_BY_ID, Card, CardError, format_cards, parse_card, parse_cards
+from referee.engine import Action, IllegalActionError
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """Decline the offered card (Gin's first turn, G3)."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawStock(Action):
+    """Draw the top card of the stock."""
+
+    def __str__(self) -> str:
+        return "draw stock"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDiscard(Action):
+    """Draw the top card of the discard pile."""
+
+    def __str__(self) -> str:
+        return "draw discard"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Action):
+    """Discard one card face up."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"discard {self.card}"
+
+
+PASS = Pass()
+DRAW_STOCK = DrawStock()
+DRAW_DISCARD = DrawDiscard()
+#: One interned Discard per card id, so legal-action lists allocate nothing.
+DISCARDS = {cid: Discard(c) for cid, c in CARD_BY_ID.items()}
+
+
+def split_verb(text: str) -> tuple[str, str]:
+    """Split an action text into its verb (lower case) and the rest."""
+    parts = text.strip().split(None, 1)
+    if not parts:
+        raise IllegalActionError("empty action text")
+    return parts[0].lower(), (parts[1] if len(parts) > 1 else "")
+
+
+def parse_one_card(what: str, rest: str) -> Card:
+    """The single card argument of an action, with a clear error otherwise."""
+    tokens = rest.split()
+    if len(tokens) != 1:
+        raise IllegalActionError(f"{what!r} takes exactly one card, got {rest!r}")
+    try:
+        return parse_card(tokens[0])
+    except CardError as exc:
+        raise IllegalActionError(str(exc)) from exc
+
+
+def parse_meld_groups(rest: str) -> list[list[Card]]:
+    """Melds written as ``AS 2S 3S | 7H 7D 7C`` (``-`` for none)."""
+    if rest.strip() in ("", "-"):
+        return []
+    try:
+        return [parse_cards(group) for group in rest.split("|")]
+    except CardError as exc:
+        raise IllegalActionError(str(exc)) from exc
+
+
+def format_meld_groups(groups: Sequence[Sequence[int]]) -> str:
+    """The text form of several melds (``-`` for none)."""
+    return " | ".join(format_cards(g) for g in groups) if groups else "-"
+
+
+def parse_common(text: str) -> Action | None:
+    """The shared actions (pass, draw stock, draw discard, discard C), or None."""
+    verb, rest = split_verb(text)
+    if verb == "pass" and not rest:
+        return PASS
+    if verb == "draw":
+        where = rest.strip().lower()
+        if where == "stock":
+            return DRAW_STOCK
+        if where == "discard":
+            return DRAW_DISCARD
+        return None
+    if verb == "discard":
+        return DISCARDS[parse_one_card("discard", rest)]
+    return None

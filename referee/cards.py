@@ -1,0 +1,228 @@
+"""Cards, their text notation (rules C1, C2), decks, and the seeded shuffle (C6).
+
+A card is a small int so that hands can be bit masks: ``suit * 16 + rank`` with
+rank 0 (ace) .. 12 (king) and suit 0..3 for clubs, diamonds, hearts, spades.
+The joker is ``JOKER`` (64). Each value has one interned :class:`Card`
+instance, so ``Card`` objects compare, hash and index exactly like ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+JOKER_ID = 64
+RANK_BITS = 16
+SUIT_MASK = 0x1FFF  # the 13 rank bits of one suit
+
+
+class CardError(ValueError):
+    """A card, hand or deck given in text or as values that is not valid."""
+
+
+class Card(int):
+    """One playing card (or the joker); an int ``suit * 16 + rank``, see module doc."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        """0 for the ace up to 12 for the king; -1 for the joker."""
+        return -1 if self == JOKER_ID else self & 15
+
+    @property
+    def suit(self) -> int:
+        """0..3 for clubs, diamonds, hearts, spades; -1 for the joker."""
+        return -1 if self == JOKER_ID else self >> 4
+
+    @property
+    def is_joker(self) -> bool:
+        """True for the joker."""
+        return self == JOKER_ID
+
+    @property
+    def is_red(self) -> bool:
+        """Diamonds and hearts are red (C1)."""
+        return self.suit in (1, 2)
+
+    @property
+    def bit(self) -> int:
+        """This card's bit in a hand mask."""
+        return 1 << self
+
+    def __str__(self) -> str:
+        if self == JOKER_ID:
+            return "JK"
+        return RANKS[self & 15] + SUITS[self >> 4]
+
+    def __repr__(self) -> str:
+        return f"Card({self})"
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (_card_from_id, (int(self),))
+
+
+def _card_from_id(value: int) -> Card:
+    return CARD_BY_ID[value]
+
+
+CARD_BY_ID: dict[int, Card] = {}
+for _s in range(4):
+    for _r in range(13):
+        CARD_BY_ID[_s * RANK_BITS + _r] = Card(_s * RANK_BITS + _r)
+CARD_BY_ID[JOKER_ID] = Card(JOKER_ID)
+
+#: The 52 cards of one pack in canonical order: clubs A..K, diamonds, hearts, spades.
+STANDARD_CARDS: tuple[Card, ...] = tuple(
+    CARD_BY_ID[s * RANK_BITS + r] for s in range(4) for r in range(13)
+)
+JOKER = CARD_BY_ID[JOKER_ID]
+
+_TEXT: dict[str, Card] = {str(c): c for c in CARD_BY_ID.values()}
+
+
+def card(rank: int, suit: int) -> Card:
+    """The card of ``rank`` (0 = ace .. 12 = king) and ``suit`` (0..3 = C D H S)."""
+    if not (0 <= rank < 13 and 0 <= suit < 4):
+        raise CardError(f"no card with rank {rank} and suit {suit}: rank is 0..12, suit 0..3")
+    return CARD_BY_ID[suit * RANK_BITS + rank]
+
+
+def parse_card(token: str) -> Card:
+    """Parse one card in C2 notation (``TD``, ``10d``, ``as``, ``JK``)."""
+    text = token.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    found = _TEXT.get(text)
+    if found is None:
+        raise CardError(
+            f"bad card {token!r}: write rank then suit, rank one of "
+            f"A 2-9 T(or 10) J Q K, suit one of C D H S, or JK for a joker"
+        )
+    return found
+
+
+def parse_cards(text: str | Iterable[str]) -> list[Card]:
+    """Parse cards separated by spaces or commas, e.g. ``parse_cards("AS 2S 3S")``."""
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [parse_card(t) for t in tokens]
+
+
+def format_cards(cards: Iterable[int]) -> str:
+    """The canonical text of a sequence of cards, space separated, in the order given."""
+    return " ".join(str(CARD_BY_ID[c]) for c in cards)
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The bit mask of a collection of distinct cards."""
+    mask = 0
+    for c in cards:
+        bit = 1 << c
+        if mask & bit:
+            raise CardError(f"card {CARD_BY_ID[c]} appears twice; this needs distinct cards")
+        mask |= bit
+    return mask
+
+
+def cards_of(mask: int) -> list[Card]:
+    """The cards of a bit mask, in canonical order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(CARD_BY_ID[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
+def sort_cards(cards: Iterable[int]) -> list[Card]:
+    """Cards sorted by suit then rank (the canonical hand order), jokers last."""
+    return [CARD_BY_ID[c] for c in sorted(cards)]
+
+
+def make_deck(packs: int = 1, jokers_per_pack: int = 0) -> list[Card]:
+    """An unshuffled deck of ``packs`` standard packs, each with ``jokers_per_pack`` jokers."""
+    if packs not in (1, 2):
+        raise CardError(f"a deck has 1 or 2 packs, not {packs}")
+    if not 0 <= jokers_per_pack <= 2:
+        raise CardError(f"a pack has 0 to 2 jokers, not {jokers_per_pack}")
+    one = list(STANDARD_CARDS) + [JOKER] * jokers_per_pack
+    return one * packs
+
+
+def check_stacked_deck(deck: Sequence[int], expected: Sequence[int]) -> list[Card]:
+    """Validate a stacked deck (top card first) against the multiset it must contain."""
+    got = sorted(int(c) for c in deck)
+    want = sorted(int(c) for c in expected)
+    if got != want:
+        missing = _multiset_minus(want, got)
+        extra = _multiset_minus(got, want)
+        raise CardError(
+            "stacked deck does not hold the game's cards: "
+            f"missing [{format_cards(missing)}], unexpected [{format_cards(extra)}]"
+        )
+    return [CARD_BY_ID[int(c)] for c in deck]
+
+
+def _multiset_minus(a: list[int], b: list[int]) -> list[int]:
+    rest = list(b)
+    out = []
+    for x in a:
+        if x in rest:
+            rest.remove(x)
+        else:
+            out.append(x)
+    return out
+
+
+# --- Seeded randomness (C6) --------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    """The SplitMix64 generator (Steele, Lea, Flood 2014): 64-bit state, 64-bit outputs.
+
+    Chosen because it is tiny, exactly specified and easy to reimplement in any
+    language, so a deal can be reproduced from the seed alone (docs/engine.md).
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        if not 0 <= seed <= _MASK64:
+            raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
+        self.state = seed
+
+    def next_u64(self) -> int:
+        """The next 64-bit output."""
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``0..n-1``: outputs at or above the largest multiple of
+        ``n`` that fits in 64 bits are rejected, the rest taken modulo ``n``."""
+        if n <= 0:
+            raise ValueError("below() needs n >= 1")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: list[Card]) -> None:
+        """Fisher–Yates in place: for i from len-1 down to 1, swap item i with item below(i+1)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def shuffled_deck(rng: SplitMix64, packs: int = 1, jokers_per_pack: int = 0) -> list[Card]:
+    """A fresh deck shuffled by ``rng``; index 0 is the top card, dealt first."""
+    deck = make_deck(packs, jokers_per_pack)
+    rng.shuffle(deck)
+    return deck

@@ -1,0 +1,371 @@
+"""One hand of two-handed Gin Rummy (rules G1–G10), shared by Hollywood Gin and
+Gin Rummy for three. The match-level rules live in ``hollywood_gin`` and
+``gin_three``; this module knows only a dealer, a non-dealer and 52 cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from referee.actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Pass,
+    format_meld_groups,
+    parse_common,
+    parse_meld_groups,
+    parse_one_card,
+    split_verb,
+)
+from referee.cards import CARD_BY_ID, Card, cards_of, format_cards
+from referee.engine import Action, Event, IllegalActionError
+from referee.melds import Arrangement, Meld, MeldSearch, is_meld, meld_search
+
+SEARCH: MeldSearch = meld_search()
+CARD_VALUE = SEARCH.card_value
+HAND_SIZE = 10
+STOCK_LEFT_FOR_DRAW = 2  # G10: the hand is drawn when two cards remain
+
+
+@dataclass(frozen=True, slots=True)
+class Knock(Action):
+    """Knock (G6): discard ``card``, then show an arrangement of the other ten."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"knock {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Arrange(Action):
+    """The knocker's shown arrangement (G6): melds, the rest being deadwood."""
+
+    melds: tuple[tuple[Card, ...], ...]
+
+    def __str__(self) -> str:
+        return "arrange " + format_meld_groups(self.melds)
+
+
+KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
+
+
+def arrange_action(arrangement: Arrangement) -> Arrange:
+    """The Arrange action that shows ``arrangement``."""
+    return Arrange(tuple(m.cards for m in arrangement.melds))
+
+
+def parse_gin_action(text: str) -> Action:
+    """Parse the text of a Gin hand action (docs/actions.md)."""
+    common = parse_common(text)
+    if common is not None:
+        return common
+    verb, rest = split_verb(text)
+    if verb == "knock":
+        return KNOCKS[parse_one_card("knock", rest)]
+    if verb == "arrange":
+        melds = []
+        for group in parse_meld_groups(rest):
+            meld = is_meld(group)
+            if meld is None:
+                raise IllegalActionError(f"{format_cards(group)} is not a meld (C3, G5)")
+            melds.append(meld.cards)
+        melds.sort(key=lambda cards: cards[0])
+        return Arrange(tuple(melds))
+    raise IllegalActionError(
+        f"unknown action {text!r}; Gin actions are: pass, draw stock, draw discard, "
+        "discard C, knock C, arrange MELDS"
+    )
+
+
+class Phase(Enum):
+    """Where a Gin hand stands."""
+
+    UPCARD_NON_DEALER = "upcard offered to non-dealer"  # G3
+    UPCARD_DEALER = "upcard offered to dealer"  # G3
+    DRAW = "draw"  # G4
+    DRAW_STOCK_ONLY = "draw from stock"  # G3, both passed
+    DISCARD = "discard or knock"  # G4, G6
+    ARRANGE = "knocker arranges"  # G6
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """How a hand ended (G9, G10)."""
+
+    winner: int | None  # seat, None for a drawn hand
+    points: int
+    kind: str  # "gin", "knock", "undercut", "drawn"
+    knocker: int | None = None
+    knocker_arrangement: Arrangement | None = None
+    defender_arrangement: Arrangement | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GinRules:
+    """The hand-level options (G6, G9, G10)."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    max_turns: int = 200
+
+
+class GinHand:
+    """The state of one Gin hand. Seats are the match's seat numbers."""
+
+    __slots__ = (
+        "arrangements",
+        "audience",
+        "dealer",
+        "deck",
+        "discard_pile",
+        "events",
+        "hands",
+        "knock_card",
+        "known",
+        "non_dealer",
+        "outcome",
+        "phase",
+        "rules",
+        "stock_pos",
+        "taken",
+        "turn",
+        "turns",
+    )
+
+    def __init__(
+        self,
+        rules: GinRules,
+        dealer: int,
+        non_dealer: int,
+        deck: list[Card],
+        events: list[Event],
+        audience: dict[int, frozenset[int]] | None = None,
+    ) -> None:
+        self.rules = rules
+        # who may see each player's private events (T3: the sitter sees the captain's)
+        self.audience = audience or {s: frozenset((s,)) for s in (dealer, non_dealer)}
+        self.dealer = dealer
+        self.non_dealer = non_dealer
+        self.deck = deck
+        self.events = events
+        nd_mask = dl_mask = 0
+        for i in range(0, 2 * HAND_SIZE, 2):  # G2: one at a time, non-dealer first
+            nd_mask |= 1 << deck[i]
+            dl_mask |= 1 << deck[i + 1]
+        self.hands = {non_dealer: nd_mask, dealer: dl_mask}
+        self.known = {non_dealer: 0, dealer: 0}  # cards the opponent saw them take
+        self.discard_pile: list[Card] = [deck[2 * HAND_SIZE]]
+        self.stock_pos = 2 * HAND_SIZE + 1
+        self.phase = Phase.UPCARD_NON_DEALER
+        self.turn = non_dealer
+        self.taken = -1  # the card taken from the discard pile this turn
+        self.turns = 0
+        self.knock_card: Card | None = None
+        self.arrangements: list[Arrangement] = []
+        self.outcome: HandOutcome | None = None
+        for seat in (non_dealer, dealer):
+            dealt = format_cards(cards_of(self.hands[seat]))
+            events.append(Event(seat, f"dealt {dealt}", self.audience[seat]))
+        events.append(Event(None, f"upcard {self.discard_pile[-1]}"))
+
+    def copy(self, events: list[Event]) -> GinHand:
+        """An independent copy writing its events to ``events``."""
+        other = GinHand.__new__(GinHand)
+        for name in GinHand.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = dict(self.hands)
+        other.known = dict(self.known)
+        other.discard_pile = list(self.discard_pile)
+        other.arrangements = list(self.arrangements)
+        other.events = events
+        return other
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock."""
+        return len(self.deck) - self.stock_pos
+
+    def opponent(self, seat: int) -> int:
+        """The other player of this hand."""
+        return self.dealer if seat == self.non_dealer else self.non_dealer
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the player to act (C7)."""
+        phase = self.phase
+        if phase is Phase.DISCARD:
+            return self._discard_actions()
+        if phase is Phase.DRAW:
+            return [DRAW_STOCK, DRAW_DISCARD]
+        if phase is Phase.UPCARD_NON_DEALER or phase is Phase.UPCARD_DEALER:
+            return [DRAW_DISCARD, PASS]
+        if phase is Phase.DRAW_STOCK_ONLY:
+            return [DRAW_STOCK]
+        if phase is Phase.ARRANGE:
+            return [arrange_action(a) for a in self.arrangements]
+        return []
+
+    def _discard_actions(self) -> list[Action]:
+        mask = self.hands[self.turn]
+        taken = self.taken
+        out: list[Action] = []
+        m = mask
+        while m:
+            low = m & -m
+            cid = low.bit_length() - 1
+            if cid != taken:
+                out.append(DISCARDS[cid])
+            m ^= low
+        for cid in knock_discards(mask, self.rules.knock_limit, taken):
+            out.append(KNOCKS[cid])
+        return out
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action of the player to act."""
+        seat = self.turn
+        events = self.events
+        if isinstance(action, DrawStock):
+            card = self.deck[self.stock_pos]
+            self.stock_pos += 1
+            self.hands[seat] |= 1 << card
+            self.taken = -1
+            self.phase = Phase.DISCARD
+            events.append(Event(seat, "draw stock"))
+            events.append(Event(seat, f"drew {card}", self.audience[seat]))
+        elif isinstance(action, DrawDiscard):
+            card = self.discard_pile.pop()
+            self.hands[seat] |= 1 << card
+            self.known[seat] |= 1 << card
+            self.taken = card
+            self.phase = Phase.DISCARD
+            events.append(Event(seat, f"draw discard {card}"))
+        elif isinstance(action, Discard):
+            self._discard(seat, action.card)
+            events.append(Event(seat, f"discard {action.card}"))
+            self._end_turn(seat)
+        elif isinstance(action, Pass):
+            events.append(Event(seat, "pass"))
+            if self.phase is Phase.UPCARD_NON_DEALER:
+                self.phase = Phase.UPCARD_DEALER
+                self.turn = self.dealer
+            else:
+                self.phase = Phase.DRAW_STOCK_ONLY
+                self.turn = self.non_dealer
+        elif isinstance(action, Knock):
+            self._discard(seat, action.card)
+            self.knock_card = action.card
+            events.append(Event(seat, f"knock {action.card}"))
+            self.arrangements = SEARCH.all_arrangements(self.hands[seat], self.rules.knock_limit)
+            if len(self.arrangements) == 1:  # C7: not a choice, the referee does it
+                self._settle(seat, self.arrangements[0])
+            else:
+                self.phase = Phase.ARRANGE
+        elif isinstance(action, Arrange):
+            chosen = next(
+                a for a in self.arrangements if tuple(m.cards for m in a.melds) == action.melds
+            )
+            self._settle(seat, chosen)
+        else:  # pragma: no cover - the referee checks legality first
+            raise IllegalActionError(f"{action} is not a Gin action")
+
+    def _discard(self, seat: int, card: Card) -> None:
+        self.hands[seat] &= ~(1 << card)
+        self.known[seat] &= ~(1 << card)
+        self.discard_pile.append(card)
+        self.taken = -1
+
+    def _end_turn(self, seat: int) -> None:
+        self.turns += 1
+        if self.stock_size <= STOCK_LEFT_FOR_DRAW or self.turns > self.rules.max_turns:
+            self.phase = Phase.OVER
+            self.outcome = HandOutcome(None, 0, "drawn")
+            why = (
+                "two cards left in the stock" if self.turns <= self.rules.max_turns else "turn cap"
+            )
+            self.events.append(Event(None, f"hand drawn ({why})"))
+            return
+        self.turn = self.opponent(seat)
+        self.phase = Phase.DRAW
+
+    def _settle(self, knocker: int, shown: Arrangement) -> None:
+        """Score the hand after a knock (G7, G8, G9)."""
+        rules = self.rules
+        defender = self.opponent(knocker)
+        k = shown.deadwood_value
+        self.events.append(Event(knocker, f"arrange {shown}"))
+        if k == 0:
+            defence = SEARCH.best_arrangement(self.hands[defender])
+            winner, points, kind = knocker, rules.gin_bonus + defence.deadwood_value, "gin"
+        else:
+            defence = SEARCH.best_layoff(self.hands[defender], shown.melds)
+            d = defence.deadwood_value
+            if k < d:
+                winner, points, kind = knocker, d - k, "knock"
+            else:
+                winner, points, kind = defender, rules.undercut_bonus + k - d, "undercut"
+        self.events.append(Event(defender, f"defends {_describe_defence(defence)}"))
+        self.events.append(Event(None, f"{kind}: seat {winner} scores {points}"))
+        self.outcome = HandOutcome(winner, points, kind, knocker, shown, defence)
+        self.phase = Phase.OVER
+        self.arrangements = []
+
+
+def _describe_defence(defence: Arrangement) -> str:
+    text = str(defence)
+    if defence.layoffs:
+        text += " / lays off " + ", ".join(str(x) for x in defence.layoffs)
+    return text
+
+
+def knock_discards(mask: int, limit: int, forbidden: int) -> list[int]:
+    """The cards of an 11-card hand whose discard leaves deadwood within ``limit``
+    (G6), excluding the card id ``forbidden`` (taken from the discard pile, G4).
+
+    Cards in no possible meld are deadwood in every arrangement, so their value
+    bounds the answer from below before any search is made.
+    """
+    search = SEARCH
+    cand = search.candidates(mask)
+    non = mask ^ cand
+    nv = search.value(non)
+    out: list[int] = []
+    if non:
+        ranks = (non | non >> 16 | non >> 32 | non >> 48) & 0x1FFF
+        top_value = search.rank_values[ranks.bit_length() - 1]
+        if nv - top_value <= limit:
+            best = search.deadwood_value(cand) if cand else 0
+            threshold = nv + best - limit  # discard c works when value(c) >= threshold
+            m = non
+            while m:
+                low = m & -m
+                cid = low.bit_length() - 1
+                if cid != forbidden and CARD_VALUE[cid] >= threshold:
+                    out.append(cid)
+                m ^= low
+    if cand and nv <= limit:
+        m = cand
+        while m:
+            low = m & -m
+            cid = low.bit_length() - 1
+            if cid != forbidden and search.deadwood_value(mask ^ low) <= limit:
+                out.append(cid)
+            m ^= low
+        out.sort()
+    return out
+
+
+def meld_cards(melds: tuple[Meld, ...]) -> list[list[Card]]:
+    """Melds as lists of cards (for views)."""
+    return [list(m.cards) for m in melds]

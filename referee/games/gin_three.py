@@ -1,0 +1,275 @@
+"""Gin Rummy for three players (rules T1–T6 over Gin hands G1–G10): the player
+in the box against the captain, advised by the player sitting out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.actions import split_verb
+from referee.cards import Card, SplitMix64, check_stacked_deck, make_deck, shuffled_deck
+from referee.engine import (
+    Action,
+    Event,
+    GameSpec,
+    GameState,
+    IllegalActionError,
+    Result,
+    check_range,
+    ranks_from_scores,
+    register,
+)
+from referee.games.gin_hand import GinHand, GinRules, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
+
+
+@dataclass(frozen=True, slots=True)
+class GinThreeOptions:
+    """Options of Gin Rummy for three (G6, G9, G10, T4, T6)."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    target: int = 100
+    max_turns: int = 200
+    max_hands: int = 500
+
+    def __post_init__(self) -> None:
+        check_range("knock_limit", self.knock_limit, 0, 100)
+        check_range("gin_bonus", self.gin_bonus, 0, 1000)
+        check_range("undercut_bonus", self.undercut_bonus, 0, 1000)
+        check_range("target", self.target, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+        check_range("max_hands", self.max_hands, 1, 100_000)
+
+
+@dataclass(frozen=True, slots=True)
+class Advise(Action):
+    """The sitter's suggestion of one of the captain's legal actions (T3)."""
+
+    action: Action
+
+    def __str__(self) -> str:
+        return f"advise {self.action}"
+
+
+@dataclass(frozen=True, slots=True)
+class NoAdvice(Action):
+    """The sitter offers no advice for this decision (T3)."""
+
+    def __str__(self) -> str:
+        return "no advice"
+
+
+NO_ADVICE = NoAdvice()
+
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """Who is in the box (and deals), who is captain, who sits out (T1, T5)."""
+
+    box: int
+    captain: int
+    sitter: int
+
+    def of(self, seat: int) -> str:
+        """The role name of ``seat``."""
+        return "box" if seat == self.box else "captain" if seat == self.captain else "sitter"
+
+
+@dataclass(frozen=True, slots=True)
+class GinThreeView:
+    """What one seat may know of a Gin-for-three match (C9, T3)."""
+
+    game: str
+    seat: int
+    to_act: int | None
+    role: str
+    roles: Roles
+    scores: tuple[int, int, int]
+    hand_number: int
+    hand: HandView | None  # the seat's own hand (box and captain)
+    advising: HandView | None  # the sitter is shown the captain's view (T3)
+    advice: str | None  # the captain sees the sitter's advice for this decision
+    last_hand: OutcomeView | None
+    legal_actions: tuple[str, ...]
+
+
+class GinThree(GameState):
+    """A match of Gin Rummy for three."""
+
+    game = "gin-three"
+
+    def __init__(self, options: GinThreeOptions, seed: int, seats: int, decks: list[list[Card]]):
+        self.options = options
+        self.seed = seed
+        self.num_seats = seats
+        self.events: list[Event] = []
+        self._rng = SplitMix64(seed)
+        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        self._rules = GinRules(
+            options.knock_limit, options.gin_bonus, options.undercut_bonus, options.max_turns
+        )
+        self.scores = [0, 0, 0]
+        self.hands_played = 0
+        self.last_outcome: HandOutcome | None = None
+        self.over = False
+        self.advice: Action | None = None
+        self.advised = False  # the sitter has answered for the captain's current decision
+        self.roles = self._draw_roles()
+        self.hand = self._deal()
+
+    def _draw_roles(self) -> Roles:
+        """T1: each player draws; highest is in the box, middle captain, lowest sits
+        out; players who tie for a place draw again."""
+        deck = shuffled_deck(self._rng)
+
+        def order(players: list[int]) -> list[int]:
+            nonlocal deck
+            drawn: dict[int, Card] = {}
+            for p in players:
+                if not deck:
+                    deck = shuffled_deck(self._rng)
+                drawn[p] = deck.pop(0)
+                self.events.append(Event(p, f"draws {drawn[p]} for roles"))
+            out: list[int] = []
+            for rank in sorted({c.rank for c in drawn.values()}, reverse=True):
+                tied = [p for p in players if drawn[p].rank == rank]
+                out.extend(tied if len(tied) == 1 else order(tied))
+            return out
+
+        box, captain, sitter = order([0, 1, 2])
+        return Roles(box, captain, sitter)
+
+    def _deal(self) -> GinHand:
+        roles = self.roles
+        deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
+        self.events.append(
+            Event(
+                None,
+                f"hand {self.hands_played + 1}: box seat {roles.box}, captain seat "
+                f"{roles.captain}, sitting out seat {roles.sitter}",
+            )
+        )
+        captain_eyes = frozenset((roles.captain, roles.sitter))
+        audience = {roles.box: frozenset((roles.box,)), roles.captain: captain_eyes}
+        self.advice, self.advised = None, False
+        # T2: the box deals; the captain is the non-dealer.
+        return GinHand(self._rules, roles.box, roles.captain, deck, self.events, audience)
+
+    def _sitter_to_advise(self) -> bool:
+        return self.hand.turn == self.roles.captain and not self.advised
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        if self.over:
+            return None
+        return self.roles.sitter if self._sitter_to_advise() else self.hand.turn
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        captain_actions = self.hand.legal_actions()
+        if self._sitter_to_advise():
+            return [NO_ADVICE, *(Advise(a) for a in captain_actions)]
+        return captain_actions
+
+    def parse_action(self, text: str) -> Action:
+        verb, rest = split_verb(text)
+        if verb == "no" and rest.strip().lower() == "advice":
+            return NO_ADVICE
+        if verb == "advise":
+            if not rest.strip():
+                raise IllegalActionError("'advise' needs the captain's action, e.g. 'advise pass'")
+            return Advise(parse_gin_action(rest))
+        return parse_gin_action(text)
+
+    def apply(self, action: Action) -> None:
+        roles = self.roles
+        if self._sitter_to_advise():
+            self.advised = True
+            self.advice = action.action if isinstance(action, Advise) else None
+            eyes = frozenset((roles.captain, roles.sitter))
+            self.events.append(Event(roles.sitter, str(action), eyes))
+            return
+        hand = self.hand
+        was_captain = hand.turn == roles.captain
+        hand.apply(action)
+        if was_captain:
+            self.advice, self.advised = None, False
+        if hand.phase is Phase.OVER:
+            assert hand.outcome is not None
+            self._score(hand.outcome)
+
+    def _score(self, outcome: HandOutcome) -> None:
+        """T4 scoring, T6 end of match, T5 rotation."""
+        self.hands_played += 1
+        self.last_outcome = outcome
+        roles = self.roles
+        winner = outcome.winner
+        if winner is not None:
+            self.scores[winner] += outcome.points
+        if (winner is not None and self.scores[winner] >= self.options.target) or (
+            self.hands_played >= self.options.max_hands
+        ):
+            self.over = True
+            self.events.append(Event(None, "match over"))
+            return
+        if winner == roles.box:
+            self.roles = Roles(roles.box, roles.sitter, roles.captain)
+        elif winner == roles.captain:
+            self.roles = Roles(roles.captain, roles.sitter, roles.box)
+        self.hand = self._deal()
+
+    def view(self, seat: int) -> GinThreeView:
+        roles = self.roles
+        playing = not self.over
+        return GinThreeView(
+            game=self.game,
+            seat=seat,
+            to_act=self.to_act(),
+            role=roles.of(seat),
+            roles=roles,
+            scores=(self.scores[0], self.scores[1], self.scores[2]),
+            hand_number=self.hands_played + (1 if playing else 0),
+            hand=hand_view(self.hand, seat) if playing and seat != roles.sitter else None,
+            advising=hand_view(self.hand, roles.captain)
+            if playing and seat == roles.sitter
+            else None,
+            advice=str(self.advice)
+            if seat == roles.captain and self.advised and self.advice is not None
+            else None,
+            last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
+            legal_actions=tuple(str(a) for a in self.legal_actions())
+            if self.to_act() == seat
+            else (),
+        )
+
+    def result(self) -> Result | None:
+        if not self.over:
+            return None
+        scores = tuple(self.scores)
+        return Result(
+            ranks=ranks_from_scores(scores),
+            scores=scores,
+            detail={"hands": self.hands_played, "scores": list(scores)},
+        )
+
+
+SPEC = register(
+    GameSpec(
+        name="gin-three",
+        title="Gin Rummy for three",
+        min_seats=3,
+        max_seats=3,
+        options_type=GinThreeOptions,
+        factory=GinThree,
+        deck=lambda options, seats: make_deck(),
+        test_variants=(
+            {"max_hands": 4},
+            {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
+            {"target": 30, "max_turns": 12, "knock_limit": 20},
+        ),
+        default_seats=3,
+    )
+)

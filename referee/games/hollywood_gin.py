@@ -1,0 +1,207 @@
+"""Hollywood Gin (rules G1–G10 per hand, H1–H5 for the match): two players,
+three game columns scored at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.cards import Card, SplitMix64, check_stacked_deck, make_deck, shuffled_deck
+from referee.engine import (
+    Action,
+    Event,
+    GameSpec,
+    GameState,
+    Result,
+    check_range,
+    register,
+)
+from referee.games.gin_hand import GinHand, GinRules, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
+
+COLUMNS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class HollywoodOptions:
+    """Options of Hollywood Gin (G6, G9, G10, H3, H4)."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    target: int = 100
+    max_turns: int = 200
+    max_hands: int = 500
+
+    def __post_init__(self) -> None:
+        check_range("knock_limit", self.knock_limit, 0, 100)
+        check_range("gin_bonus", self.gin_bonus, 0, 1000)
+        check_range("undercut_bonus", self.undercut_bonus, 0, 1000)
+        check_range("target", self.target, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+        check_range("max_hands", self.max_hands, 1, 100_000)
+
+    def hand_rules(self) -> GinRules:
+        """The options that govern a single hand."""
+        return GinRules(self.knock_limit, self.gin_bonus, self.undercut_bonus, self.max_turns)
+
+
+@dataclass(frozen=True, slots=True)
+class SheetLine:
+    """One hand on the score sheet."""
+
+    number: int
+    dealer: int
+    kind: str
+    winner: int | None
+    points: int
+    columns: tuple[tuple[int, int], ...]  # the totals after this hand
+
+
+@dataclass(frozen=True, slots=True)
+class HollywoodView:
+    """What one seat may know of a Hollywood Gin match (C9)."""
+
+    game: str
+    seat: int
+    to_act: int | None
+    hand_number: int
+    hand: HandView | None  # None once the match is over
+    columns: tuple[tuple[int, int], ...]  # points per column, per seat
+    column_winners: tuple[int | None, ...]
+    wins: tuple[int, int]  # hands won so far (H2)
+    last_hand: OutcomeView | None
+    legal_actions: tuple[str, ...]
+
+
+class HollywoodGin(GameState):
+    """A Hollywood Gin match."""
+
+    game = "hollywood-gin"
+
+    def __init__(self, options: HollywoodOptions, seed: int, seats: int, decks: list[list[Card]]):
+        self.options = options
+        self.seed = seed
+        self.num_seats = seats
+        self.events: list[Event] = []
+        self._rng = SplitMix64(seed)
+        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        self._rules = options.hand_rules()
+        self.columns = [[0, 0] for _ in range(COLUMNS)]
+        self.column_winners: list[int | None] = [None] * COLUMNS
+        self.wins = [0, 0]
+        self.sheet: list[SheetLine] = []
+        self.last_outcome: HandOutcome | None = None
+        self.over = False
+        dealer = self._rng.below(2)  # H1: the first dealer is random
+        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self.hand = self._deal(dealer)
+
+    def _deal(self, dealer: int) -> GinHand:
+        deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
+        self.events.append(Event(None, f"hand {len(self.sheet) + 1}: seat {dealer} deals"))
+        return GinHand(self._rules, dealer, 1 - dealer, deck, self.events)
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        return None if self.over else self.hand.turn
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.over else self.hand.legal_actions()
+
+    def parse_action(self, text: str) -> Action:
+        return parse_gin_action(text)
+
+    def apply(self, action: Action) -> None:
+        hand = self.hand
+        hand.apply(action)
+        if hand.phase is Phase.OVER:
+            assert hand.outcome is not None
+            self._score(hand, hand.outcome)
+
+    def _score(self, hand: GinHand, outcome: HandOutcome) -> None:
+        """Enter a finished hand on the sheet (H2, H3), end the match (H4), or deal (H1)."""
+        self.last_outcome = outcome
+        winner = outcome.winner
+        target = self.options.target
+        if winner is not None:
+            self.wins[winner] += 1
+            k = self.wins[winner]
+            open_cols = [j for j in range(COLUMNS) if self.column_winners[j] is None]
+            chosen = [j for j in range(min(k, COLUMNS)) if j in open_cols] or open_cols[:1]
+            for j in chosen:
+                self.columns[j][winner] += outcome.points
+                if self.columns[j][winner] >= target:
+                    self.column_winners[j] = winner
+                    self.events.append(Event(None, f"column {j + 1} won by seat {winner}"))
+        self.sheet.append(
+            SheetLine(
+                len(self.sheet) + 1,
+                hand.dealer,
+                outcome.kind,
+                winner,
+                outcome.points,
+                tuple((a, b) for a, b in self.columns),
+            )
+        )
+        won = [self.column_winners.count(s) for s in (0, 1)]
+        if max(won) >= 2 or len(self.sheet) >= self.options.max_hands:
+            self.over = True
+            self.events.append(Event(None, "match over"))
+            return
+        # H1: the winner deals next; after a drawn hand the same dealer deals again.
+        self.hand = self._deal(hand.dealer if winner is None else winner)
+
+    def view(self, seat: int) -> HollywoodView:
+        over = self.over
+        return HollywoodView(
+            game=self.game,
+            seat=seat,
+            to_act=self.to_act(),
+            hand_number=len(self.sheet) + (0 if over else 1),
+            hand=None if over else hand_view(self.hand, seat),
+            columns=tuple((a, b) for a, b in self.columns),
+            column_winners=tuple(self.column_winners),
+            wins=(self.wins[0], self.wins[1]),
+            last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
+            legal_actions=tuple(str(a) for a in self.legal_actions())
+            if self.to_act() == seat
+            else (),
+        )
+
+    def result(self) -> Result | None:
+        if not self.over:
+            return None
+        won = [self.column_winners.count(s) for s in (0, 1)]
+        points = [sum(col[s] for col in self.columns) for s in (0, 1)]
+        key = [(won[s], points[s]) for s in (0, 1)]  # H4: columns, then points
+        ranks = tuple(1 if key[s] < key[1 - s] else 0 for s in (0, 1))
+        return Result(
+            ranks=ranks,
+            scores=(points[0], points[1]),
+            detail={
+                "columns": [list(c) for c in self.columns],
+                "column_winners": list(self.column_winners),
+                "columns_won": won,
+                "hands": len(self.sheet),
+            },
+        )
+
+
+SPEC = register(
+    GameSpec(
+        name="hollywood-gin",
+        title="Hollywood Gin",
+        min_seats=2,
+        max_seats=2,
+        options_type=HollywoodOptions,
+        factory=HollywoodGin,
+        deck=lambda options, seats: make_deck(),
+        test_variants=(
+            {"max_hands": 4},
+            {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
+            {"target": 30, "max_turns": 12, "knock_limit": 20},
+        ),
+        default_seats=2,
+    )
+)
