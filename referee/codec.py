@@ -1,0 +1,469 @@
+"""The one translation between domain values and the protobuf messages of
+``proto/rummyarena/v1`` (STYLE: the contract is the .proto).
+
+Only this module, the service and the bot SDK import the generated code.
+Cards travel as their C2 text, actions as their text form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from referee.cards import CARD_BY_ID, Card, parse_card
+from referee.clock import ClockRules
+from referee.engine import Event, Result
+from referee.games.gin_three import GinThreeView, Roles
+from referee.games.gin_views import HandView, OutcomeView
+from referee.games.hollywood_gin import HollywoodView
+from referee.record import (
+    FORMAT_VERSION,
+    SOURCES,
+    STATUSES,
+    ActionEntry,
+    MatchRecord,
+    OptionScalar,
+    SeatEntry,
+    detail_json,
+)
+from rummyarena.v1 import bot_pb2, common_pb2, record_pb2, views_pb2
+
+#: C2 text of every card id, so encoding a hand is a list lookup per card.
+CARD_TEXT: list[str] = [""] * 65
+for _cid, _card in CARD_BY_ID.items():
+    CARD_TEXT[_cid] = str(_card)
+
+_STATUS_TO_PB = {name: i + 1 for i, name in enumerate(STATUSES)}  # 0 is UNSPECIFIED
+_STATUS_FROM_PB = {v: k for k, v in _STATUS_TO_PB.items()}
+_SOURCE_TO_PB = {name: i for i, name in enumerate(SOURCES)}  # 0 is the bot
+_SOURCE_FROM_PB = dict(enumerate(SOURCES))
+
+
+class CodecError(ValueError):
+    """A message that does not describe a valid domain value."""
+
+
+def cards_text(cards: Iterable[int]) -> list[str]:
+    """Cards as C2 strings."""
+    return [CARD_TEXT[c] for c in cards]
+
+
+def cards_from(texts: Iterable[str]) -> tuple[Card, ...]:
+    """C2 strings as cards."""
+    try:
+        return tuple(parse_card(t) for t in texts)
+    except ValueError as exc:
+        raise CodecError(str(exc)) from exc
+
+
+# -- options, clock, events ----------------------------------------------------------------
+
+
+def options_to_proto(
+    options: Mapping[str, OptionScalar], target: MutableMapping[str, common_pb2.OptionValue]
+) -> None:
+    """Fill a protobuf ``map<string, OptionValue>`` from an options mapping."""
+    for key, value in options.items():
+        slot = target[key]
+        if isinstance(value, bool):
+            slot.bool_value = value
+        elif isinstance(value, int):
+            slot.int_value = value
+        elif isinstance(value, str):
+            slot.string_value = value
+        elif value is None:
+            slot.Clear()
+        else:
+            raise CodecError(f"option {key!r} has a value of type {type(value).__name__}")
+
+
+def options_from_proto(source: Mapping[str, common_pb2.OptionValue]) -> dict[str, OptionScalar]:
+    """An options mapping from a protobuf ``map<string, OptionValue>``, keys sorted."""
+    out: dict[str, OptionScalar] = {}
+    for key in sorted(source):
+        value = source[key]
+        which = value.WhichOneof("value")
+        out[key] = None if which is None else getattr(value, which)
+    return out
+
+
+def clock_to_proto(rules: ClockRules) -> common_pb2.ClockRules:
+    """Clock rules as a message."""
+    return common_pb2.ClockRules(
+        decision_ms=rules.decision_ms,
+        bank_ms=rules.bank_ms,
+        strike_limit=rules.strike_limit,
+        join_ms=rules.join_ms,
+    )
+
+
+def clock_from_proto(msg: common_pb2.ClockRules, defaults: ClockRules | None = None) -> ClockRules:
+    """Clock rules from a message; fields left at zero take ``defaults`` when given."""
+    if defaults is None:
+        return ClockRules(msg.decision_ms, msg.bank_ms, msg.strike_limit, msg.join_ms)
+    try:
+        return ClockRules(
+            msg.decision_ms or defaults.decision_ms,
+            msg.bank_ms or defaults.bank_ms,
+            msg.strike_limit or defaults.strike_limit,
+            msg.join_ms or defaults.join_ms,
+        )
+    except ValueError as exc:
+        raise CodecError(str(exc)) from exc
+
+
+def event_to_proto(event: Event) -> common_pb2.Event:
+    """An engine event as a message."""
+    if event.seat is None:
+        return common_pb2.Event(text=event.text)
+    return common_pb2.Event(seat=event.seat, text=event.text)
+
+
+def event_from_proto(msg: common_pb2.Event) -> Event:
+    """An event message as an engine event (as seen by its receiver)."""
+    return Event(msg.seat if msg.HasField("seat") else None, msg.text)
+
+
+# -- results and records -------------------------------------------------------------------
+
+
+def status_to_proto(status: str) -> int:
+    """A seat status name as the enum value."""
+    return _STATUS_TO_PB[status]
+
+
+def status_from_proto(value: int) -> str:
+    """A seat status enum value as its name."""
+    try:
+        return _STATUS_FROM_PB[value]
+    except KeyError:
+        raise CodecError(f"unknown seat status {value}") from None
+
+
+def result_to_proto(
+    result: Result | None,
+    seats: Sequence[SeatEntry],
+    actions: Sequence[ActionEntry] = (),
+) -> common_pb2.MatchResult:
+    """A match result with every seat's rank, score, status and thinking time."""
+    think_us = [0] * len(seats)
+    for entry in actions:
+        think_us[entry.seat] += entry.think_us
+    msg = common_pb2.MatchResult(decisions=len(actions))
+    if result is not None:
+        msg.detail_json = detail_json(result.detail)
+    for i, seat in enumerate(seats):
+        msg.seats.add(
+            seat=i,
+            name=seat.name,
+            rank=result.ranks[i] if result is not None else 0,
+            score=result.scores[i] if result is not None else 0,
+            status=_STATUS_TO_PB[seat.status],
+            strikes=seat.strikes,
+            forfeited=seat.forfeited,
+            think_ms=think_us[i] // 1000,
+        )
+    return msg
+
+
+def result_from_proto(msg: common_pb2.MatchResult) -> Result | None:
+    """The engine result inside a result message (None when it has none)."""
+    if not msg.detail_json:
+        return None
+    seats = sorted(msg.seats, key=lambda s: s.seat)
+    try:
+        detail = json.loads(msg.detail_json)
+    except ValueError as exc:
+        raise CodecError(f"result detail is not JSON: {exc}") from exc
+    return Result(
+        ranks=tuple(s.rank for s in seats),
+        scores=tuple(s.score for s in seats),
+        detail=detail,
+    )
+
+
+def record_to_proto(record: MatchRecord) -> record_pb2.MatchRecord:
+    """A match record as a message."""
+    msg = record_pb2.MatchRecord(
+        format_version=FORMAT_VERSION,
+        match_id=record.match_id,
+        game=record.game,
+        seed=record.seed,
+        clock=clock_to_proto(record.clock),
+        started_unix_ms=record.started_unix_ms,
+        result=result_to_proto(record.result, record.seats, record.actions),
+    )
+    options_to_proto(record.options, msg.options)
+    for seat in record.seats:
+        msg.seats.add(
+            name=seat.name,
+            status=_STATUS_TO_PB[seat.status],
+            strikes=seat.strikes,
+            forfeited=seat.forfeited,
+        )
+    add = msg.actions.add
+    for entry in record.actions:
+        add(
+            seat=entry.seat,
+            text=entry.text,
+            think_us=min(entry.think_us, 0xFFFFFFFF),
+            source=_SOURCE_TO_PB[entry.source],
+        )
+    return msg
+
+
+def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
+    """A match record from its message."""
+    if msg.format_version != FORMAT_VERSION:
+        raise CodecError(
+            f"record format version {msg.format_version}; this referee reads {FORMAT_VERSION}"
+        )
+    seats = tuple(
+        SeatEntry(s.name, status_from_proto(s.status), s.strikes, s.forfeited) for s in msg.seats
+    )
+    n = len(seats)
+    actions = []
+    for i, a in enumerate(msg.actions):
+        if a.seat >= n or a.source not in _SOURCE_FROM_PB:
+            raise CodecError(f"action {i} names seat {a.seat} or source {a.source} out of range")
+        actions.append(ActionEntry(a.seat, a.text, a.think_us, _SOURCE_FROM_PB[a.source]))
+    return MatchRecord(
+        game=msg.game,
+        options=options_from_proto(msg.options),
+        seed=msg.seed,
+        seats=seats,
+        actions=tuple(actions),
+        result=result_from_proto(msg.result) if msg.HasField("result") else None,
+        match_id=msg.match_id,
+        clock=clock_from_proto(msg.clock),
+        started_unix_ms=msg.started_unix_ms,
+    )
+
+
+def encode_record(record: MatchRecord) -> bytes:
+    """A match record as bytes (deterministic: equal records give equal bytes)."""
+    data: bytes = record_to_proto(record).SerializeToString(deterministic=True)
+    return data
+
+
+def decode_record(data: bytes) -> MatchRecord:
+    """A match record from the bytes of :func:`encode_record`."""
+    msg = record_pb2.MatchRecord()
+    try:
+        msg.ParseFromString(data)
+    except Exception as exc:  # the runtime raises DecodeError or a RuntimeWarning-like error
+        raise CodecError(f"not a match record: {exc}") from exc
+    return record_from_proto(msg)
+
+
+# -- views ---------------------------------------------------------------------------------
+
+
+def _hand_to_proto(hand: HandView, out: views_pb2.GinHandView) -> None:
+    out.player = hand.player
+    out.opponent = hand.opponent
+    out.dealer = hand.dealer
+    out.phase = hand.phase
+    out.hand.extend([CARD_TEXT[c] for c in hand.hand])
+    out.opponent_hand_size = hand.opponent_hand_size
+    out.opponent_known.extend([CARD_TEXT[c] for c in hand.opponent_known])
+    out.discard_pile.extend([CARD_TEXT[c] for c in hand.discard_pile])
+    out.stock_size = hand.stock_size
+    if hand.taken_from_discard is not None:
+        out.taken_from_discard = CARD_TEXT[hand.taken_from_discard]
+    out.turns = hand.turns
+
+
+def _hand_from_proto(msg: views_pb2.GinHandView) -> HandView:
+    return HandView(
+        player=msg.player,
+        opponent=msg.opponent,
+        dealer=msg.dealer,
+        phase=msg.phase,
+        hand=cards_from(msg.hand),
+        opponent_hand_size=msg.opponent_hand_size,
+        opponent_known=cards_from(msg.opponent_known),
+        discard_pile=cards_from(msg.discard_pile),
+        stock_size=msg.stock_size,
+        taken_from_discard=parse_card(msg.taken_from_discard)
+        if msg.HasField("taken_from_discard")
+        else None,
+        turns=msg.turns,
+    )
+
+
+def _outcome_to_proto(outcome: OutcomeView, out: views_pb2.GinOutcome) -> None:
+    out.kind = outcome.kind
+    if outcome.winner is not None:
+        out.winner = outcome.winner
+    out.points = outcome.points
+    if outcome.knocker is not None:
+        out.knocker = outcome.knocker
+    for meld in outcome.knocker_melds:
+        out.knocker_melds.add(cards=cards_text(meld))
+    out.knocker_deadwood.extend(cards_text(outcome.knocker_deadwood))
+    for meld in outcome.defender_melds:
+        out.defender_melds.add(cards=cards_text(meld))
+    out.defender_layoffs.extend(outcome.defender_layoffs)
+    out.defender_deadwood.extend(cards_text(outcome.defender_deadwood))
+
+
+def _outcome_from_proto(msg: views_pb2.GinOutcome) -> OutcomeView:
+    return OutcomeView(
+        kind=msg.kind,
+        winner=msg.winner if msg.HasField("winner") else None,
+        points=msg.points,
+        knocker=msg.knocker if msg.HasField("knocker") else None,
+        knocker_melds=tuple(cards_from(m.cards) for m in msg.knocker_melds),
+        knocker_deadwood=cards_from(msg.knocker_deadwood),
+        defender_melds=tuple(cards_from(m.cards) for m in msg.defender_melds),
+        defender_layoffs=tuple(msg.defender_layoffs),
+        defender_deadwood=cards_from(msg.defender_deadwood),
+    )
+
+
+def _hollywood_to_proto(view: HollywoodView, out: views_pb2.PlayerView) -> None:
+    msg = out.hollywood_gin
+    msg.seat = view.seat
+    if view.to_act is not None:
+        msg.to_act = view.to_act
+    msg.hand_number = view.hand_number
+    if view.hand is not None:
+        _hand_to_proto(view.hand, msg.hand)
+    for points, winner in zip(view.columns, view.column_winners, strict=True):
+        column = msg.columns.add(points=points)
+        if winner is not None:
+            column.winner = winner
+    msg.wins.extend(view.wins)
+    if view.last_hand is not None:
+        _outcome_to_proto(view.last_hand, msg.last_hand)
+
+
+def _hollywood_from_proto(msg: views_pb2.HollywoodGinView, legal: tuple[str, ...]) -> HollywoodView:
+    return HollywoodView(
+        game="hollywood-gin",
+        seat=msg.seat,
+        to_act=msg.to_act if msg.HasField("to_act") else None,
+        hand_number=msg.hand_number,
+        hand=_hand_from_proto(msg.hand) if msg.HasField("hand") else None,
+        columns=tuple((c.points[0], c.points[1]) for c in msg.columns),
+        column_winners=tuple(c.winner if c.HasField("winner") else None for c in msg.columns),
+        wins=(msg.wins[0], msg.wins[1]),
+        last_hand=_outcome_from_proto(msg.last_hand) if msg.HasField("last_hand") else None,
+        legal_actions=legal,
+    )
+
+
+def _gin_three_to_proto(view: GinThreeView, out: views_pb2.PlayerView) -> None:
+    msg = out.gin_three
+    msg.seat = view.seat
+    if view.to_act is not None:
+        msg.to_act = view.to_act
+    msg.role = view.role
+    roles = view.roles
+    msg.roles.box, msg.roles.captain, msg.roles.sitter = roles.box, roles.captain, roles.sitter
+    msg.scores.extend(view.scores)
+    msg.hand_number = view.hand_number
+    if view.hand is not None:
+        _hand_to_proto(view.hand, msg.hand)
+    if view.advising is not None:
+        _hand_to_proto(view.advising, msg.advising)
+    if view.advice is not None:
+        msg.advice = view.advice
+    if view.last_hand is not None:
+        _outcome_to_proto(view.last_hand, msg.last_hand)
+
+
+def _gin_three_from_proto(msg: views_pb2.GinThreeView, legal: tuple[str, ...]) -> GinThreeView:
+    s = msg.scores
+    return GinThreeView(
+        game="gin-three",
+        seat=msg.seat,
+        to_act=msg.to_act if msg.HasField("to_act") else None,
+        role=msg.role,
+        roles=Roles(msg.roles.box, msg.roles.captain, msg.roles.sitter),
+        scores=(s[0], s[1], s[2]),
+        hand_number=msg.hand_number,
+        hand=_hand_from_proto(msg.hand) if msg.HasField("hand") else None,
+        advising=_hand_from_proto(msg.advising) if msg.HasField("advising") else None,
+        advice=msg.advice if msg.HasField("advice") else None,
+        last_hand=_outcome_from_proto(msg.last_hand) if msg.HasField("last_hand") else None,
+        legal_actions=legal,
+    )
+
+
+#: view dataclass -> the function that fills its field of PlayerView
+_VIEW_ENCODERS: dict[type, Callable[[Any, views_pb2.PlayerView], None]] = {
+    HollywoodView: _hollywood_to_proto,
+    GinThreeView: _gin_three_to_proto,
+}
+#: PlayerView oneof field -> (game name, decoder)
+_VIEW_DECODERS: dict[str, tuple[str, Callable[[Any, tuple[str, ...]], Any]]] = {
+    "hollywood_gin": ("hollywood-gin", _hollywood_from_proto),
+    "gin_three": ("gin-three", _gin_three_from_proto),
+}
+
+
+def view_to_proto(view: Any, out: views_pb2.PlayerView | None = None) -> views_pb2.PlayerView:
+    """A game's view dataclass as the PlayerView message of its game."""
+    if out is None:
+        out = views_pb2.PlayerView()
+    try:
+        encode = _VIEW_ENCODERS[type(view)]
+    except KeyError:
+        raise CodecError(f"no protobuf message for views of type {type(view).__name__}") from None
+    encode(view, out)
+    return out
+
+
+def view_from_proto(msg: views_pb2.PlayerView, legal: Sequence[str] = ()) -> Any:
+    """The game's view dataclass from a PlayerView message (``legal`` fills legal_actions)."""
+    which = msg.WhichOneof("game")
+    if which is None:
+        raise CodecError("the view names no game")
+    _, decode = _VIEW_DECODERS[which]
+    return decode(getattr(msg, which), tuple(legal))
+
+
+def view_game(msg: views_pb2.PlayerView) -> str | None:
+    """The game name of a PlayerView message."""
+    which = msg.WhichOneof("game")
+    return None if which is None else _VIEW_DECODERS[which][0]
+
+
+def advice_of(view: Any) -> str | None:
+    """The advice a view carries for its seat (Gin for three, T3), if any."""
+    advice = getattr(view, "advice", None)
+    return advice if isinstance(advice, str) else None
+
+
+# -- the bot protocol ----------------------------------------------------------------------
+
+
+def decision_message(
+    decision_id: int,
+    view: Any,
+    legal: Sequence[str],
+    events: Iterable[Event],
+    decision_ms: int,
+    bank_ms: int,
+) -> bot_pb2.RefereeMessage:
+    """The one message of a decision (ARCHITECTURE decision 3)."""
+    msg = bot_pb2.RefereeMessage()
+    d = msg.decision
+    d.decision_id = decision_id
+    view_to_proto(view, d.view)
+    d.legal_actions.extend(legal)
+    advice = advice_of(view)
+    if advice is not None:
+        d.advice = advice
+    add = d.events.add
+    for e in events:
+        if e.seat is None:
+            add(text=e.text)
+        else:
+            add(seat=e.seat, text=e.text)
+    d.clock.decision_ms = decision_ms
+    d.clock.bank_ms = bank_ms
+    return msg

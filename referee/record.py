@@ -1,0 +1,143 @@
+"""The record of a match (ARCHITECTURE decisions 2 and 7) and its verification.
+
+A record holds the game, the validated options, the seed and every action's
+text in order, so the engine re-runs the match exactly; timings, seat
+statuses and the result ride along. ``referee.codec`` turns it into bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.clock import ClockRules
+from referee.engine import EngineError, GameState, Result, get_game
+
+OptionScalar = int | bool | str | None
+
+#: Seat statuses, best first; a seat keeps the worst it has had.
+STATUSES = ("ok", "timeout", "invalid", "crashed", "disconnected")
+#: Who chose an action: the bot, or the referee's default after a fault or a forfeit.
+SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited")
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ActionEntry:
+    """One action taken: by which seat, its text, how long the seat took, who chose it."""
+
+    seat: int
+    text: str
+    think_us: int = 0
+    source: str = "bot"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEntry:
+    """How one seat fared."""
+
+    name: str
+    status: str = "ok"
+    strikes: int = 0
+    forfeited: bool = False
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """Everything needed to re-run a match, plus how it went."""
+
+    game: str
+    options: Mapping[str, OptionScalar]
+    seed: int
+    seats: tuple[SeatEntry, ...]
+    actions: tuple[ActionEntry, ...]
+    result: Result | None
+    match_id: str = ""
+    clock: ClockRules = field(default_factory=ClockRules)
+    started_unix_ms: int = 0
+
+
+def options_dict(options: Any) -> dict[str, OptionScalar]:
+    """Every field of a validated options dataclass, for a record."""
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+
+
+def detail_json(detail: Mapping[str, Any]) -> str:
+    """A result's detail as canonical JSON (sorted keys, no spaces)."""
+    return json.dumps(detail, sort_keys=True, separators=(",", ":"))
+
+
+def new_state(record: MatchRecord) -> GameState:
+    """The match's initial state, from its game, options and seed."""
+    return get_game(record.game).new_match(
+        record.seed, seats=len(record.seats), options=dict(record.options)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of re-running a record: ``ok``, or where and how it diverges."""
+
+    ok: bool
+    message: str
+    index: int | None = None  # the action index where it diverges, if at an action
+    expected: str = ""
+    got: str = ""
+
+
+def verify(record: MatchRecord) -> Verdict:
+    """Re-run the engine on ``record`` and compare every action's seat and the result."""
+    try:
+        state = new_state(record)
+    except EngineError as exc:
+        return Verdict(False, f"cannot start the match: {exc}")
+    for i, entry in enumerate(record.actions):
+        seat = state.to_act()
+        if seat is None:
+            return Verdict(
+                False,
+                f"action {i}: the match is already over, but the record goes on",
+                i,
+                "end of match",
+                f"seat {entry.seat}: {entry.text}",
+            )
+        if seat != entry.seat:
+            return Verdict(
+                False,
+                f"action {i}: seat {seat} is to act, the record has seat {entry.seat}",
+                i,
+                f"seat {seat}",
+                f"seat {entry.seat}",
+            )
+        try:
+            state.apply_checked(entry.text)
+        except EngineError as exc:
+            legal = ", ".join(str(a) for a in state.legal_actions()[:8])
+            return Verdict(False, f"action {i}: {exc}", i, legal, entry.text)
+    result = state.result()
+    if result is None:
+        return Verdict(
+            False,
+            f"the record ends after {len(record.actions)} actions but the match is not over "
+            f"(seat {state.to_act()} to act)",
+            len(record.actions),
+            "more actions",
+            "end of record",
+        )
+    if record.result is None:
+        return Verdict(False, "the record has no result", None, _describe(result), "none")
+    want, got = _describe(result), _describe(record.result)
+    if want != got:
+        return Verdict(False, f"the result differs: engine {want}, record {got}", None, want, got)
+    return Verdict(True, f"ok: {len(record.actions)} actions, result {want}")
+
+
+def _describe(result: Result) -> str:
+    return (
+        f"ranks {list(result.ranks)} scores {list(result.scores)} "
+        f"detail {detail_json(result.detail)}"
+    )

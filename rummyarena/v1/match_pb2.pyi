@@ -1,0 +1,84 @@
+from rummyarena.v1 import common_pb2 as _common_pb2
+from rummyarena.v1 import record_pb2 as _record_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class MatchState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_STATE_UNSPECIFIED: _ClassVar[MatchState]
+    MATCH_STATE_WAITING: _ClassVar[MatchState]
+    MATCH_STATE_RUNNING: _ClassVar[MatchState]
+    MATCH_STATE_FINISHED: _ClassVar[MatchState]
+MATCH_STATE_UNSPECIFIED: MatchState
+MATCH_STATE_WAITING: MatchState
+MATCH_STATE_RUNNING: MatchState
+MATCH_STATE_FINISHED: MatchState
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("game", "options", "seed", "seat_names", "clock", "match_id")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _common_pb2.OptionValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_common_pb2.OptionValue, _Mapping]] = ...) -> None: ...
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    options: _containers.MessageMap[str, _common_pb2.OptionValue]
+    seed: int
+    seat_names: _containers.RepeatedScalarFieldContainer[str]
+    clock: _common_pb2.ClockRules
+    match_id: str
+    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., match_id: _Optional[str] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "tokens")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., tokens: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class MatchUpdate(_message.Message):
+    __slots__ = ("event", "result")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    event: _common_pb2.Event
+    result: _common_pb2.MatchResult
+    def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("match_id", "state", "result", "record")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    state: MatchState
+    result: _common_pb2.MatchResult
+    record: _record_pb2.MatchRecord
+    def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., record: _Optional[_Union[_record_pb2.MatchRecord, _Mapping]] = ...) -> None: ...
