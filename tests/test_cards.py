@@ -1,0 +1,90 @@
+"""Cards, notation and the seeded shuffle (rules C1, C2, C6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.cards import (
+    JOKER,
+    STANDARD_CARDS,
+    CardError,
+    SplitMix64,
+    card,
+    check_stacked_deck,
+    format_cards,
+    make_deck,
+    parse_card,
+    parse_cards,
+    shuffled_deck,
+)
+
+
+def test_c1_deck_has_52_cards_in_four_suits_of_thirteen_ranks() -> None:
+    assert len(STANDARD_CARDS) == 52 == len(set(STANDARD_CARDS))
+    assert {c.suit for c in STANDARD_CARDS} == {0, 1, 2, 3}
+    assert {c.rank for c in STANDARD_CARDS} == set(range(13))
+    assert [c.is_red for c in parse_cards("AC AD AH AS")] == [False, True, True, False]
+
+
+def test_c2_parse_and_print_round_trip_every_card() -> None:
+    for c in [*STANDARD_CARDS, JOKER]:
+        assert parse_card(str(c)) == c
+    assert format_cards(parse_cards("td as kh jk")) == "TD AS KH JK"
+
+
+def test_c2_accepts_lower_case_and_ten() -> None:
+    assert parse_cards("10d, 10H as") == parse_cards("TD TH AS")
+    assert parse_card("ks") == card(12, 3)
+
+
+@pytest.mark.parametrize("token", ["1S", "AX", "11H", "", "JJ", "TDD", "K"])
+def test_c2_bad_token_is_named_in_the_error(token: str) -> None:
+    with pytest.raises(CardError) as err:
+        parse_cards(f"AS {token} 2S" if token else "AS ,  X")
+    assert (token or "X") in str(err.value)
+
+
+def test_decks_of_one_or_two_packs_with_or_without_jokers() -> None:
+    assert len(make_deck()) == 52
+    assert len(make_deck(2)) == 104
+    assert make_deck(1, 2).count(JOKER) == 2
+    assert len(make_deck(2, 2)) == 108
+    with pytest.raises(CardError):
+        make_deck(3)
+
+
+def test_c6_splitmix64_reference_outputs() -> None:
+    """Published SplitMix64 outputs for seed 1234567 (other implementations check against these)."""
+    rng = SplitMix64(1234567)
+    assert [rng.next_u64() for _ in range(3)] == [
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+    ]
+
+
+def test_c6_shuffle_is_fixed_by_the_seed() -> None:
+    """The first cards of the deal for seed 42: any reimplementation must match."""
+    deck = shuffled_deck(SplitMix64(42))
+    assert format_cards(deck[:10]) == format_cards(shuffled_deck(SplitMix64(42))[:10])
+    assert format_cards(deck[:10]) == GOLDEN_SEED_42
+    assert sorted(deck) == sorted(make_deck())
+    assert shuffled_deck(SplitMix64(43)) != deck
+
+
+def test_c6_below_is_unbiased_over_small_ranges() -> None:
+    rng = SplitMix64(7)
+    counts = [0] * 6
+    for _ in range(60_000):
+        counts[rng.below(6)] += 1
+    assert all(9_400 < c < 10_600 for c in counts), counts
+
+
+def test_c6_stacked_deck_must_hold_the_games_cards() -> None:
+    deck = make_deck()
+    assert check_stacked_deck(list(reversed(deck)), deck)[0] == deck[-1]
+    with pytest.raises(CardError, match=r"missing \[AC\], unexpected \[KS\]"):
+        check_stacked_deck([*deck[1:], deck[-1]], deck)
+
+
+GOLDEN_SEED_42 = "7C 3H KC AS 2S AC AH KD TD 5C"
