@@ -3,6 +3,7 @@ in the box against the captain, advised by the player sitting out."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.actions import split_verb
@@ -94,6 +95,17 @@ class GinThreeView:
     legal_actions: tuple[str, ...]
 
 
+def order_by_draw(players: list[int], draw: Callable[[int], Card]) -> list[int]:
+    """T1: players ordered by the rank each draws, king high, ace low; players who
+    tie for a place draw again among themselves."""
+    drawn = {p: draw(p) for p in players}
+    out: list[int] = []
+    for rank in sorted({c.rank for c in drawn.values()}, reverse=True):
+        tied = [p for p in players if drawn[p].rank == rank]
+        out.extend(tied if len(tied) == 1 else order_by_draw(tied, draw))
+    return out
+
+
 class GinThree(GameState):
     """A match of Gin Rummy for three."""
 
@@ -119,25 +131,18 @@ class GinThree(GameState):
         self.hand = self._deal()
 
     def _draw_roles(self) -> Roles:
-        """T1: each player draws; highest is in the box, middle captain, lowest sits
-        out; players who tie for a place draw again."""
+        """T1: the role draw, from a deck shuffled from the seed."""
         deck = shuffled_deck(self._rng)
 
-        def order(players: list[int]) -> list[int]:
+        def draw(player: int) -> Card:
             nonlocal deck
-            drawn: dict[int, Card] = {}
-            for p in players:
-                if not deck:
-                    deck = shuffled_deck(self._rng)
-                drawn[p] = deck.pop(0)
-                self.events.append(Event(p, f"draws {drawn[p]} for roles"))
-            out: list[int] = []
-            for rank in sorted({c.rank for c in drawn.values()}, reverse=True):
-                tied = [p for p in players if drawn[p].rank == rank]
-                out.extend(tied if len(tied) == 1 else order(tied))
-            return out
+            if not deck:
+                deck = shuffled_deck(self._rng)
+            card = deck.pop(0)
+            self.events.append(Event(player, f"draws {card} for roles"))
+            return card
 
-        box, captain, sitter = order([0, 1, 2])
+        box, captain, sitter = order_by_draw([0, 1, 2], draw)
         return Roles(box, captain, sitter)
 
     def _deal(self) -> GinHand:

@@ -45,6 +45,39 @@ class HollywoodOptions:
         return GinRules(self.knock_limit, self.gin_bonus, self.undercut_bonus, self.max_turns)
 
 
+class ScoreSheet:
+    """The three game columns of a Hollywood match (H2, H3)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.columns = [[0, 0] for _ in range(COLUMNS)]
+        self.column_winners: list[int | None] = [None] * COLUMNS
+        self.wins = [0, 0]
+
+    def enter_win(self, winner: int, points: int) -> list[int]:
+        """Enter a hand won by ``winner``; return the columns it closed. The k-th win
+        goes into every open column j <= min(k, 3), else the lowest open one (H2)."""
+        self.wins[winner] += 1
+        k = self.wins[winner]
+        open_cols = [j for j in range(COLUMNS) if self.column_winners[j] is None]
+        chosen = [j for j in range(min(k, COLUMNS)) if j in open_cols] or open_cols[:1]
+        closed = []
+        for j in chosen:
+            self.columns[j][winner] += points
+            if self.columns[j][winner] >= self.target:
+                self.column_winners[j] = winner
+                closed.append(j)
+        return closed
+
+    def columns_won(self, seat: int) -> int:
+        """How many columns ``seat`` has won."""
+        return self.column_winners.count(seat)
+
+    def totals(self) -> tuple[tuple[int, int], ...]:
+        """The points per column, per seat."""
+        return tuple((a, b) for a, b in self.columns)
+
+
 @dataclass(frozen=True, slots=True)
 class SheetLine:
     """One hand on the score sheet."""
@@ -86,9 +119,7 @@ class HollywoodGin(GameState):
         self._rng = SplitMix64(seed)
         self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
         self._rules = options.hand_rules()
-        self.columns = [[0, 0] for _ in range(COLUMNS)]
-        self.column_winners: list[int | None] = [None] * COLUMNS
-        self.wins = [0, 0]
+        self.score_sheet = ScoreSheet(options.target)
         self.sheet: list[SheetLine] = []
         self.last_outcome: HandOutcome | None = None
         self.over = False
@@ -123,17 +154,10 @@ class HollywoodGin(GameState):
         """Enter a finished hand on the sheet (H2, H3), end the match (H4), or deal (H1)."""
         self.last_outcome = outcome
         winner = outcome.winner
-        target = self.options.target
+        sheet = self.score_sheet
         if winner is not None:
-            self.wins[winner] += 1
-            k = self.wins[winner]
-            open_cols = [j for j in range(COLUMNS) if self.column_winners[j] is None]
-            chosen = [j for j in range(min(k, COLUMNS)) if j in open_cols] or open_cols[:1]
-            for j in chosen:
-                self.columns[j][winner] += outcome.points
-                if self.columns[j][winner] >= target:
-                    self.column_winners[j] = winner
-                    self.events.append(Event(None, f"column {j + 1} won by seat {winner}"))
+            for j in sheet.enter_win(winner, outcome.points):
+                self.events.append(Event(None, f"column {j + 1} won by seat {winner}"))
         self.sheet.append(
             SheetLine(
                 len(self.sheet) + 1,
@@ -141,11 +165,13 @@ class HollywoodGin(GameState):
                 outcome.kind,
                 winner,
                 outcome.points,
-                tuple((a, b) for a, b in self.columns),
+                sheet.totals(),
             )
         )
-        won = [self.column_winners.count(s) for s in (0, 1)]
-        if max(won) >= 2 or len(self.sheet) >= self.options.max_hands:
+        if (
+            max(sheet.columns_won(0), sheet.columns_won(1)) >= 2
+            or len(self.sheet) >= self.options.max_hands
+        ):
             self.over = True
             self.events.append(Event(None, "match over"))
             return
@@ -160,9 +186,9 @@ class HollywoodGin(GameState):
             to_act=self.to_act(),
             hand_number=len(self.sheet) + (0 if over else 1),
             hand=None if over else hand_view(self.hand, seat),
-            columns=tuple((a, b) for a, b in self.columns),
-            column_winners=tuple(self.column_winners),
-            wins=(self.wins[0], self.wins[1]),
+            columns=self.score_sheet.totals(),
+            column_winners=tuple(self.score_sheet.column_winners),
+            wins=(self.score_sheet.wins[0], self.score_sheet.wins[1]),
             last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
             legal_actions=tuple(str(a) for a in self.legal_actions())
             if self.to_act() == seat
@@ -172,16 +198,17 @@ class HollywoodGin(GameState):
     def result(self) -> Result | None:
         if not self.over:
             return None
-        won = [self.column_winners.count(s) for s in (0, 1)]
-        points = [sum(col[s] for col in self.columns) for s in (0, 1)]
+        sheet = self.score_sheet
+        won = [sheet.columns_won(s) for s in (0, 1)]
+        points = [sum(col[s] for col in sheet.columns) for s in (0, 1)]
         key = [(won[s], points[s]) for s in (0, 1)]  # H4: columns, then points
         ranks = tuple(1 if key[s] < key[1 - s] else 0 for s in (0, 1))
         return Result(
             ranks=ranks,
             scores=(points[0], points[1]),
             detail={
-                "columns": [list(c) for c in self.columns],
-                "column_winners": list(self.column_winners),
+                "columns": [list(c) for c in sheet.columns],
+                "column_winners": list(sheet.column_winners),
                 "columns_won": won,
                 "hands": len(self.sheet),
             },
