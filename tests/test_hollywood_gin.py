@@ -73,7 +73,7 @@ def test_g3_taking_the_upcard_completes_the_turn_then_a_normal_turn() -> None:
 
 def test_g4_card_taken_from_discard_pile_may_not_be_discarded_that_turn() -> None:
     deck = gin_deck(KNOCKER, "4S 5S 9S JC QC KH 8D 6D 2H 3C", "2D")
-    state, nd, _ = start(deck)
+    state, _, _ = start(deck)
     play(state, "draw discard")
     assert "discard 2D" not in legal(state)
     assert "discard 7H" in legal(state)
@@ -121,9 +121,7 @@ def test_g6_knock_limit_option() -> None:
 
 def test_g7_gin_scores_bonus_plus_defender_deadwood_without_lay_offs() -> None:
     # The dealer's 5S would lay off on the fives, but no lay-off is allowed on gin.
-    deck = gin_deck(
-        "AS 2S 3S 4S 5H 5D 5C 9H 9D 9C", "KC QD JH 8S 7D 6C 2C 3D 5S TS", "KH", "6H"
-    )
+    deck = gin_deck("AS 2S 3S 4S 5H 5D 5C 9H 9D 9C", "KC QD JH 8S 7D 6C 2C 3D 5S TS", "KH", "6H")
     state, nd, _ = start(deck)
     play(state, "pass", "pass", "draw stock", "knock 6H")
     assert "arrange 5C 5D 5H | 9C 9D 9H | AS 2S 3S 4S" in legal(state)
