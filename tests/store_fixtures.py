@@ -1,0 +1,105 @@
+"""Pytest fixtures for tests that need Postgres (load with ``pytest_plugins``).
+
+The server: ``ARENA_TEST_DATABASE_URL`` if set, else the local server on 127.0.0.1:5432
+(user postgres) when it answers, else an embedded pgserver in a temporary folder. Each
+test process creates its own uniquely named database, migrates it, and drops it at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from worker import db
+from worker.store import Store
+
+LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+TABLES = (
+    "rating_history, ratings, match_records, match_seats, matches, ladder_entries, ladders,"
+    " tournament_entries, tournaments, bot_versions, bots"
+)
+
+
+def _local_answers() -> bool:
+    try:
+        with psycopg.connect(LOCAL_URL, connect_timeout=2):
+            return True
+    except psycopg.Error:
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A URL on a server where the tests may create and drop databases."""
+    configured = os.environ.get("ARENA_TEST_DATABASE_URL")
+    if configured:
+        yield configured
+    elif _local_answers():
+        yield LOCAL_URL
+    else:
+        with db.EmbeddedPostgres(tmp_path_factory.mktemp("embedded-pg")) as url:
+            yield url
+
+
+def create_database(admin_url: str) -> tuple[str, str]:
+    """Create a uniquely named empty database; returns (name, URL)."""
+    name = f"arena_test_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return name, make_conninfo(admin_url, dbname=name)
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    """Drop a test database, closing whatever still uses it."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+@pytest.fixture
+def empty_db_url(pg_admin_url: str) -> Iterator[str]:
+    """A fresh database without any migration, dropped after the test."""
+    name, url = create_database(pg_admin_url)
+    try:
+        yield url
+    finally:
+        drop_database(pg_admin_url, name)
+
+
+@pytest.fixture(scope="session")
+def store_db_url(pg_admin_url: str) -> Iterator[str]:
+    """A migrated database for this test process."""
+    name, url = create_database(pg_admin_url)
+    try:
+        with psycopg.connect(url) as conn:
+            db.migrate(conn)
+        yield url
+    finally:
+        drop_database(pg_admin_url, name)
+
+
+@pytest.fixture(scope="session")
+def session_store(store_db_url: str) -> Iterator[Store]:
+    store = Store.open(store_db_url, max_size=12, elo_k=24.0)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def store(session_store: Store) -> Store:
+    """The process's store, emptied before the test."""
+    with session_store.pool.connection() as conn:
+        conn.execute(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
+        conn.execute("ALTER SEQUENCE match_finish_seq RESTART")
+    session_store.retry_attempts = 5
+    session_store.elo_k = 24.0
+    return session_store

@@ -1,0 +1,932 @@
+"""The repository layer over Postgres that the worker, the CLI and the web viewer share:
+plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md``).
+
+The match state machine (ARCHITECTURE decision 6): ``queued → running → done | failed |
+cancelled``. :meth:`Store.claim_match` takes a match in one atomic statement;
+:meth:`Store.finish_match` commits the record, the seat results and the Elo updates in one
+transaction, exactly once. A record is opaque ``bytes`` to the store (decision 7).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import secrets
+import time
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from worker import db, ratings
+from worker.ratings import INITIAL_RATING, DuplicateStanding, PairwiseTally, Standing
+
+T = TypeVar("T")
+
+ELO_K_ENV = "ARENA_ELO_K"
+MATCH_STATES = ("queued", "running", "done", "failed", "cancelled")
+
+
+class StoreError(Exception):
+    """A request the store refuses (unknown id, inconsistent results)."""
+
+
+class CorruptRecord(StoreError):
+    """A stored record whose bytes no longer match their checksum, or that cannot be decoded."""
+
+    def __init__(self, match_id: int, reason: str) -> None:
+        super().__init__(f"match {match_id}: the stored record is corrupt ({reason})")
+        self.match_id = match_id
+
+
+def seed_commitment(seed: int, salt: bytes) -> bytes:
+    """sha256(8-byte big-endian seed || salt): published before play, checked after."""
+    return hashlib.sha256(seed.to_bytes(8, "big") + salt).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class BotVersion:
+    """A submitted version of a bot (without its archive)."""
+
+    id: int
+    bot_id: int
+    bot_name: str
+    version: int
+    content_hash: str
+    game: str
+    manifest: Mapping[str, Any]
+    submitted_by: str
+
+    @property
+    def label(self) -> str:
+        """``name@vN``, how listings name it."""
+        return f"{self.bot_name}@v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match row and the bot version in each seat."""
+
+    id: int
+    game: str
+    options: Mapping[str, Any]
+    seed: int
+    seed_salt: bytes
+    seed_commitment: bytes
+    seats: tuple[int, ...]
+    state: str
+    attempts: int
+    max_attempts: int
+    lease_holder: str | None
+    lease_expires: datetime | None
+    tournament_id: int | None
+    ladder_id: int | None
+    duplicate_set: int | None
+    rotation: int | None
+    error: str | None
+    finish_seq: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOutcome:
+    """One seat's result: rank (0 = first), score, status (ok, timeout, invalid, crashed,
+    disconnected) and whether it forfeited (a forfeit ranks last for ratings)."""
+
+    seat: int
+    rank: int
+    score: int
+    status: str = "ok"
+    forfeit: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """What a worker hands in when a match ends: the encoded record and the seat results."""
+
+    record: bytes
+    results: Sequence[SeatOutcome]
+    format: str = "MatchRecord"
+    num_actions: int | None = None
+    duration_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A bot version's online Elo in one game."""
+
+    bot_version_id: int
+    label: str
+    rating: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEntry:
+    """One record in a listing: the decoded value, or why it could not be read."""
+
+    match_id: int
+    value: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecomputeStats:
+    """What :meth:`Store.recompute_ratings` did."""
+
+    matches: int
+    players: int
+    seconds: float
+    ratings: dict[int, float] = field(default_factory=dict)
+
+
+_MATCH_COLUMNS = (
+    "m.id, m.game, m.options, m.seed, m.seed_salt, m.seed_commitment, m.state, m.attempts,"
+    " m.max_attempts, m.lease_holder, m.lease_expires, m.tournament_id, m.ladder_id,"
+    " m.duplicate_set, m.rotation, m.error, m.finish_seq, m.created_at, m.finished_at"
+)
+_SEATS_OF = (
+    "(SELECT array_agg(s.bot_version_id ORDER BY s.seat) FROM match_seats s"
+    " WHERE s.match_id = m.id)"
+)
+
+
+def _match(row: Mapping[str, Any]) -> Match:
+    seed = row["seed"]
+    return Match(
+        id=row["id"],
+        game=row["game"],
+        options=row["options"],
+        seed=int(seed) if isinstance(seed, Decimal) else seed,
+        seed_salt=bytes(row["seed_salt"]),
+        seed_commitment=bytes(row["seed_commitment"]),
+        seats=tuple(row["seats"] or ()),
+        state=row["state"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        lease_holder=row["lease_holder"],
+        lease_expires=row["lease_expires"],
+        tournament_id=row["tournament_id"],
+        ladder_id=row["ladder_id"],
+        duplicate_set=row["duplicate_set"],
+        rotation=row["rotation"],
+        error=row["error"],
+        finish_seq=row["finish_seq"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+class Store:
+    """Bots, matches, records and ratings in one Postgres database. Thread-safe: every call
+    takes a connection from the pool. Calls that lose their connection are retried with
+    backoff; when the server stays down they raise :class:`worker.db.StoreUnavailable`."""
+
+    def __init__(self, pool: ConnectionPool, url: str, *, elo_k: float = ratings.DEFAULT_K):
+        self.pool = pool
+        self.url = url
+        self.elo_k = elo_k
+        self.retry_attempts = 5
+        self.retry_delay = 0.1
+
+    @classmethod
+    def open(
+        cls,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 8,
+        migrate: bool = True,
+        elo_k: float | None = None,
+        attempts: int = 5,
+    ) -> Store:
+        """Connect to ``url`` (retrying), apply pending migrations, and open a pool."""
+        with db.connect(url, attempts=attempts) as conn:
+            if migrate:
+                db.migrate(conn)
+        pool = ConnectionPool(
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            kwargs={"autocommit": True},
+            check=ConnectionPool.check_connection,
+            open=False,
+            name="arena-store",
+        )
+        try:
+            db.with_retry(url, lambda: pool.open(wait=True, timeout=10), attempts=attempts)
+        except BaseException:
+            pool.close()
+            raise
+        if elo_k is None:
+            elo_k = float(os.environ.get(ELO_K_ENV) or ratings.DEFAULT_K)
+        return cls(pool, url, elo_k=elo_k)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.pool.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, operation: Callable[[psycopg.Connection], T]) -> T:
+        def once() -> T:
+            with self.pool.connection() as conn:
+                return operation(conn)
+
+        return db.with_retry(self.url, once, attempts=self.retry_attempts, delay=self.retry_delay)
+
+    # -- bots --------------------------------------------------------------------------
+
+    def add_bot(self, name: str, owner: str) -> int:
+        """Register a bot name (or return the id of the existing one of that owner)."""
+
+        def op(conn: psycopg.Connection) -> int:
+            row = conn.execute(
+                "INSERT INTO bots (name, owner) VALUES (%s, %s)"
+                " ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name"
+                " RETURNING id, owner",
+                (name, owner),
+            ).fetchone()
+            assert row is not None
+            if row[1] != owner:
+                raise StoreError(f"bot name {name!r} belongs to another owner")
+            return int(row[0])
+
+        return self._run(op)
+
+    def add_bot_version(
+        self, bot_id: int, archive: bytes, manifest: Mapping[str, Any], submitted_by: str
+    ) -> BotVersion:
+        """Store a version of a bot: its code archive and manifest (``game`` and ``command``
+        required). Submitting the same archive again returns the existing version."""
+        for key in ("game", "command"):
+            if key not in manifest:
+                raise StoreError(f"the bot manifest must name {key!r}")
+        content_hash = hashlib.sha256(archive).hexdigest()
+
+        def op(conn: psycopg.Connection) -> BotVersion:
+            with conn.transaction():
+                conn.execute("SELECT 1 FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
+                conn.execute(
+                    "INSERT INTO bot_versions"
+                    " (bot_id, version, content_hash, archive, manifest, game, submitted_by)"
+                    " SELECT %s, coalesce(max(version), 0) + 1, %s, %s, %s, %s, %s"
+                    " FROM bot_versions WHERE bot_id = %s"
+                    " ON CONFLICT (bot_id, content_hash) DO NOTHING",
+                    (
+                        bot_id,
+                        content_hash,
+                        archive,
+                        Jsonb(dict(manifest)),
+                        str(manifest["game"]),
+                        submitted_by,
+                        bot_id,
+                    ),
+                )
+                row = conn.execute(
+                    "SELECT id FROM bot_versions WHERE bot_id = %s AND content_hash = %s",
+                    (bot_id, content_hash),
+                ).fetchone()
+            assert row is not None
+            return self._bot_version(conn, int(row[0]))
+
+        try:
+            return self._run(op)
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise StoreError(f"no bot with id {bot_id}") from exc
+
+    def bot_version(self, version_id: int) -> BotVersion:
+        """A bot version by id."""
+        return self._run(lambda conn: self._bot_version(conn, version_id))
+
+    def bot_archive(self, version_id: int) -> bytes:
+        """The code archive of a bot version."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT archive FROM bot_versions WHERE id = %s", (version_id,)
+            ).fetchone()
+        )
+        if row is None:
+            raise StoreError(f"no bot version with id {version_id}")
+        return bytes(row[0])
+
+    def _bot_version(self, conn: psycopg.Connection, version_id: int) -> BotVersion:
+        row = conn.execute(
+            "SELECT v.id, v.bot_id, b.name, v.version, v.content_hash, v.game, v.manifest,"
+            " v.submitted_by FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = %s",
+            (version_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no bot version with id {version_id}")
+        return BotVersion(*row)
+
+    def labels(self, version_ids: Sequence[int]) -> dict[int, str]:
+        """``name@vN`` for each bot version id."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT v.id, b.name || '@v' || v.version FROM bot_versions v"
+                " JOIN bots b ON b.id = v.bot_id WHERE v.id = ANY(%s)",
+                (list(version_ids),),
+            ).fetchall()
+        )
+        return {int(i): str(label) for i, label in rows}
+
+    # -- tournaments and ladders -------------------------------------------------------
+
+    def create_tournament(
+        self,
+        name: str,
+        game: str,
+        entries: Sequence[int] = (),
+        *,
+        format: str = "round-robin",
+        options: Mapping[str, Any] | None = None,
+        duplicate: bool = False,
+    ) -> int:
+        """A tournament of ``game`` with its entered bot versions."""
+
+        def op(conn: psycopg.Connection) -> int:
+            with conn.transaction():
+                row = conn.execute(
+                    "INSERT INTO tournaments (name, game, format, options, duplicate)"
+                    " VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                    (name, game, format, Jsonb(dict(options or {})), duplicate),
+                ).fetchone()
+                assert row is not None
+                conn.cursor().executemany(
+                    "INSERT INTO tournament_entries (tournament_id, bot_version_id)"
+                    " VALUES (%s, %s)",
+                    [(row[0], v) for v in entries],
+                )
+                return int(row[0])
+
+        return self._run(op)
+
+    def create_ladder(
+        self, name: str, game: str, *, options: Mapping[str, Any] | None = None
+    ) -> int:
+        """A ladder (an open-ended pool) of ``game``."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "INSERT INTO ladders (name, game, options) VALUES (%s, %s, %s) RETURNING id",
+                (name, game, Jsonb(dict(options or {}))),
+            ).fetchone()
+        )
+        assert row is not None
+        return int(row[0])
+
+    def join_ladder(self, ladder_id: int, version_id: int) -> None:
+        """Enter a bot version in a ladder (idempotent)."""
+        self._run(
+            lambda conn: conn.execute(
+                "INSERT INTO ladder_entries (ladder_id, bot_version_id) VALUES (%s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (ladder_id, version_id),
+            )
+        )
+
+    # -- matches -----------------------------------------------------------------------
+
+    def create_match(
+        self,
+        game: str,
+        seats: Sequence[int],
+        *,
+        options: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        duplicate_set: int | None = None,
+        rotation: int | None = None,
+        max_attempts: int = 3,
+    ) -> Match:
+        """Queue a match: the bot version in each seat; a random seed unless given. The seed
+        commitment is stored with it, before any play. Enqueue its task after this returns
+        (the row is committed)."""
+        if not seats:
+            raise StoreError("a match needs at least one seat")
+        if seed is None:
+            seed = secrets.randbits(64)
+        salt = secrets.token_bytes(16)
+
+        def op(conn: psycopg.Connection) -> Match:
+            with conn.transaction():
+                row = conn.execute(
+                    "INSERT INTO matches (game, options, seed, seed_salt, seed_commitment,"
+                    " num_seats, tournament_id, ladder_id, duplicate_set, rotation, max_attempts)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    (
+                        game,
+                        Jsonb(dict(options or {})),
+                        Decimal(seed),
+                        salt,
+                        seed_commitment(seed, salt),
+                        len(seats),
+                        tournament_id,
+                        ladder_id,
+                        duplicate_set,
+                        rotation,
+                        max_attempts,
+                    ),
+                ).fetchone()
+                assert row is not None
+                conn.cursor().executemany(
+                    "INSERT INTO match_seats (match_id, seat, bot_version_id) VALUES (%s, %s, %s)",
+                    [(row[0], seat, version) for seat, version in enumerate(seats)],
+                )
+                found = self._get_match(conn, int(row[0]))
+                assert found is not None
+                return found
+
+        try:
+            return self._run(op)
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise StoreError(f"unknown bot version or tournament: {exc}") from exc
+
+    def match(self, match_id: int) -> Match | None:
+        """A match by id, or None."""
+        return self._run(lambda conn: self._get_match(conn, match_id))
+
+    def _get_match(self, conn: psycopg.Connection, match_id: int) -> Match | None:
+        with conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(
+                f"SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM matches m WHERE m.id = %s",
+                (match_id,),
+            ).fetchone()
+        return None if row is None else _match(row)
+
+    def list_matches(
+        self,
+        *,
+        game: str | None = None,
+        state: str | None = None,
+        bot_version_id: int | None = None,
+        tournament_id: int | None = None,
+        limit: int = 100,
+    ) -> list[Match]:
+        """Matches, newest first, filtered by game, state, bot version or tournament. Reads
+        no record, so a corrupt record never breaks a listing."""
+        where, params = ["true"], []
+        for column, value in (
+            ("m.game", game),
+            ("m.state", state),
+            ("m.tournament_id", tournament_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if bot_version_id is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM match_seats s WHERE s.match_id = m.id"
+                " AND s.bot_version_id = %s)"
+            )
+            params.append(bot_version_id)
+        params.append(limit)
+
+        def op(conn: psycopg.Connection) -> list[Match]:
+            with conn.cursor(row_factory=dict_row) as cur:
+                rows = cur.execute(
+                    f"SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM matches m"
+                    f" WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT %s",
+                    params,
+                ).fetchall()
+            return [_match(r) for r in rows]
+
+        return self._run(op)
+
+    def claim_match(
+        self, holder: str, *, lease_seconds: float = 60.0, match_id: int | None = None
+    ) -> Match | None:
+        """Take a queued match (or one whose lease expired) for ``holder``, in one atomic
+        statement; None when there is none (or ``match_id`` is not claimable). A second
+        caller never gets the same match while the lease holds."""
+        only = "AND id = %(id)s" if match_id is not None else ""
+        sql = f"""
+            WITH claimed AS (
+                UPDATE matches m
+                SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
+                    lease_expires = now() + %(lease)s * interval '1 second',
+                    started_at = now()
+                WHERE m.id = (
+                    SELECT id FROM matches
+                    WHERE (state = 'queued' OR (state = 'running' AND lease_expires < now()))
+                      AND attempts < max_attempts {only}
+                    ORDER BY id LIMIT 1
+                    FOR UPDATE SKIP LOCKED)
+                  AND (m.state = 'queued' OR (m.state = 'running' AND m.lease_expires < now()))
+                RETURNING m.*)
+            SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m"""
+        params = {"holder": holder, "lease": lease_seconds, "id": match_id}
+
+        def op(conn: psycopg.Connection) -> Match | None:
+            with conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(sql, params).fetchone()
+            return None if row is None else _match(row)
+
+        return self._run(op)
+
+    def renew_lease(self, match_id: int, holder: str, lease_seconds: float = 60.0) -> bool:
+        """Extend the lease of a running match held by ``holder``; False if it is no longer
+        theirs."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET lease_expires = now() + %s * interval '1 second'"
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id",
+                (lease_seconds, match_id, holder),
+            ).fetchone()
+        )
+        return row is not None
+
+    def fail_match(
+        self, match_id: int, holder: str, error: str, *, retry: bool = True
+    ) -> str | None:
+        """Give up a running match: back to ``queued`` while attempts remain (and ``retry``),
+        else ``failed``. Returns the new state, or None if the match was not ``holder``'s."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = CASE WHEN %s AND attempts < max_attempts"
+                " THEN 'queued' ELSE 'failed' END,"
+                " lease_holder = NULL, lease_expires = NULL, error = %s,"
+                " finished_at = CASE WHEN %s AND attempts < max_attempts THEN NULL ELSE now() END"
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING state",
+                (retry, error, retry, match_id, holder),
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def cancel_match(self, match_id: int) -> bool:
+        """Cancel a queued or running match; False if it had already ended."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = 'cancelled', lease_holder = NULL,"
+                " lease_expires = NULL, finished_at = now()"
+                " WHERE id = %s AND state IN ('queued', 'running') RETURNING id",
+                (match_id,),
+            ).fetchone()
+        )
+        return row is not None
+
+    def requeue_expired(self) -> dict[int, str]:
+        """Sweep running matches whose lease expired: back to ``queued``, or ``failed`` when
+        out of attempts. Returns match id → new state."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = CASE WHEN attempts < max_attempts"
+                " THEN 'queued' ELSE 'failed' END,"
+                " error = 'lease expired (attempt ' || attempts || ' of ' || max_attempts || ')',"
+                " finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,"
+                " lease_holder = NULL, lease_expires = NULL"
+                " WHERE state = 'running' AND lease_expires < now() RETURNING id, state"
+            ).fetchall()
+        )
+        return {int(i): str(s) for i, s in rows}
+
+    def finish_match(self, match_id: int, holder: str, finished: FinishedMatch) -> bool:
+        """Commit a finished match held by ``holder``: its record, seat results and the Elo
+        updates, in one transaction. True if this call finished it; False (and nothing
+        changed) if it was already finished, cancelled, or is no longer ``holder``'s."""
+
+        def op(conn: psycopg.Connection) -> bool:
+            with conn.transaction():
+                return self._finish(conn, match_id, holder, finished)
+
+        return self._run(op)
+
+    def _finish(
+        self, conn: psycopg.Connection, match_id: int, holder: str, finished: FinishedMatch
+    ) -> bool:
+        row = conn.execute(
+            "WITH done AS ("
+            " UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,"
+            " lease_expires = NULL, error = NULL"
+            " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id, game)"
+            " SELECT d.game, array_agg(s.bot_version_id ORDER BY s.seat)"
+            " FROM done d JOIN match_seats s ON s.match_id = d.id GROUP BY d.game",
+            (match_id, holder),
+        ).fetchone()
+        if row is None:
+            return False
+        game, players = str(row[0]), list(row[1])
+        results = sorted(finished.results, key=lambda r: r.seat)
+        if [r.seat for r in results] != list(range(len(players))):
+            raise StoreError(
+                f"match {match_id}: results for seats {[r.seat for r in results]}, "
+                f"but the match has seats 0..{len(players) - 1}"
+            )
+        ranks = ratings.effective_ranks(
+            [
+                ratings.SeatResult(p, r.rank, r.forfeit)
+                for p, r in zip(players, results, strict=True)
+            ]
+        )
+        distinct = sorted(set(players))
+        with conn.pipeline():
+            conn.execute(
+                "INSERT INTO ratings (game, bot_version_id)"
+                " SELECT %s, v FROM unnest(%s::bigint[]) AS v ORDER BY v ON CONFLICT DO NOTHING",
+                (game, distinct),
+            )
+            locked = conn.execute(
+                "SELECT bot_version_id, rating FROM ratings WHERE game = %s"
+                " AND bot_version_id = ANY(%s) ORDER BY bot_version_id FOR UPDATE",
+                (game, distinct),
+            )
+            # Drawn after the rating rows are locked: among matches sharing a player, the
+            # sequence order is the order in which their rating updates were applied.
+            seq_cursor = conn.execute("SELECT nextval('match_finish_seq')")
+        current = {int(v): float(r) for v, r in locked.fetchall()}
+        seq_row = seq_cursor.fetchone()
+        assert seq_row is not None
+        finish_seq = int(seq_row[0])
+        before = [current[p] for p in players]
+        after = ratings.elo_after(players, ranks, before, self.elo_k)
+        final = dict(zip(players, after, strict=True))
+        winners = [p for p, rank in zip(players, ranks, strict=True) if rank == min(ranks)]
+        with conn.pipeline():
+            conn.execute("UPDATE matches SET finish_seq = %s WHERE id = %s", (finish_seq, match_id))
+            conn.cursor().executemany(
+                "UPDATE match_seats SET rank = %s, score = %s, status = %s, forfeit = %s"
+                " WHERE match_id = %s AND seat = %s",
+                [(r.rank, r.score, r.status, r.forfeit, match_id, r.seat) for r in results],
+            )
+            conn.execute(
+                "INSERT INTO match_records (match_id, game, format, record, record_sha256,"
+                " bot_version_ids, winners, num_actions, duration_ms)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    match_id,
+                    game,
+                    finished.format,
+                    finished.record,
+                    hashlib.sha256(finished.record).digest(),
+                    players,
+                    winners,
+                    finished.num_actions,
+                    finished.duration_ms,
+                ),
+            )
+            conn.execute(
+                "UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()"
+                " FROM unnest(%s::bigint[], %s::float8[]) AS u(v, rating)"
+                " WHERE r.game = %s AND r.bot_version_id = u.v",
+                (list(final), list(final.values()), game),
+            )
+            conn.execute(
+                "INSERT INTO rating_history (game, bot_version_id, match_id, finish_seq, k,"
+                " rating_before, rating_after)"
+                " SELECT %s, v, %s, %s, %s, b, a FROM unnest(%s::bigint[], %s::float8[],"
+                " %s::float8[]) AS u(v, b, a)",
+                (
+                    game,
+                    match_id,
+                    finish_seq,
+                    self.elo_k,
+                    list(final),
+                    [current[p] for p in final],
+                    list(final.values()),
+                ),
+            )
+        return True
+
+    # -- records -----------------------------------------------------------------------
+
+    def record(self, match_id: int) -> bytes:
+        """The stored record of a finished match; CorruptRecord if its bytes changed."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT record, record_sha256 FROM match_records WHERE match_id = %s",
+                (match_id,),
+            ).fetchone()
+        )
+        if row is None:
+            raise StoreError(f"match {match_id} has no stored record")
+        data = bytes(row[0])
+        if hashlib.sha256(data).digest() != bytes(row[1]):
+            raise CorruptRecord(match_id, "its bytes do not match their sha256")
+        return data
+
+    def records(
+        self,
+        match_ids: Sequence[int],
+        decode: Callable[[bytes], Any] = bytes,
+    ) -> list[RecordEntry]:
+        """The records of ``match_ids`` decoded with ``decode``; a record that is missing,
+        corrupt or fails to decode becomes an entry with an error naming its match, and the
+        others are still returned."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT match_id, record, record_sha256 FROM match_records"
+                " WHERE match_id = ANY(%s)",
+                (list(match_ids),),
+            ).fetchall()
+        )
+        found = {int(m): (bytes(r), bytes(h)) for m, r, h in rows}
+        entries = []
+        for match_id in match_ids:
+            if match_id not in found:
+                entries.append(RecordEntry(match_id, error=f"match {match_id}: no stored record"))
+                continue
+            data, digest = found[match_id]
+            try:
+                if hashlib.sha256(data).digest() != digest:
+                    raise CorruptRecord(match_id, "its bytes do not match their sha256")
+                try:
+                    value = decode(data)
+                except Exception as exc:
+                    raise CorruptRecord(match_id, f"cannot decode: {exc}") from exc
+            except CorruptRecord as exc:
+                entries.append(RecordEntry(match_id, error=str(exc)))
+            else:
+                entries.append(RecordEntry(match_id, value=value))
+        return entries
+
+    def seat_results(self, match_id: int) -> list[SeatOutcome]:
+        """The seat results of a finished match."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT seat, rank, score, status, forfeit FROM match_seats"
+                " WHERE match_id = %s AND rank IS NOT NULL ORDER BY seat",
+                (match_id,),
+            ).fetchall()
+        )
+        return [SeatOutcome(*r) for r in rows]
+
+    # -- ratings -----------------------------------------------------------------------
+
+    def ratings(self, game: str) -> list[RatingRow]:
+        """The online Elo table of ``game``, best first."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT r.bot_version_id, coalesce(b.name || '@v' || v.version, '?'),"
+                " r.rating, r.games FROM ratings r"
+                " LEFT JOIN bot_versions v ON v.id = r.bot_version_id"
+                " LEFT JOIN bots b ON b.id = v.bot_id"
+                " WHERE r.game = %s ORDER BY r.rating DESC, r.bot_version_id",
+                (game,),
+            ).fetchall()
+        )
+        return [RatingRow(int(i), str(label), float(r), int(g)) for i, label, r, g in rows]
+
+    def rating_history(self, game: str, bot_version_id: int) -> list[tuple[int, int, float, float]]:
+        """``(finish_seq, match_id, before, after)`` of each Elo update of a bot version."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT finish_seq, match_id, rating_before, rating_after FROM rating_history"
+                " WHERE game = %s AND bot_version_id = %s ORDER BY finish_seq",
+                (game, bot_version_id),
+            ).fetchall()
+        )
+        return [(int(s), int(m), float(b), float(a)) for s, m, b, a in rows]
+
+    def recompute_ratings(
+        self, game: str, *, k: float | None = None, batch_size: int = 50_000
+    ) -> RecomputeStats:
+        """Rebuild the Elo table and history of ``game`` from the stored results, replayed
+        in completion order with the same arithmetic as the online updates, streamed with
+        a server-side cursor. Holds an exclusive lock on the ratings while it runs."""
+        k = self.elo_k if k is None else k
+
+        def op(conn: psycopg.Connection) -> RecomputeStats:
+            started = time.perf_counter()
+            table: dict[int, float] = {}
+            games: dict[int, int] = {}
+            count = 0
+            with conn.transaction():
+                conn.execute("LOCK TABLE ratings, rating_history IN EXCLUSIVE MODE")
+                conn.execute("DELETE FROM rating_history WHERE game = %s", (game,))
+                with (
+                    conn.cursor(name="recompute", binary=True) as source,
+                    conn.cursor().copy(
+                        "COPY rating_history (game, bot_version_id, match_id, finish_seq, k,"
+                        " rating_before, rating_after) FROM STDIN"
+                    ) as copy,
+                ):
+                    source.itersize = batch_size
+                    source.execute(
+                        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.forfeit"
+                        " FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                        " WHERE m.game = %s AND m.finish_seq IS NOT NULL"
+                        " ORDER BY m.finish_seq, s.seat",
+                        (game,),
+                    )
+                    for (match_id, seq), group in itertools.groupby(
+                        source, key=lambda r: (r[0], r[1])
+                    ):
+                        rows = list(group)
+                        count += 1
+                        n = len(rows)
+                        players = [r[2] for r in rows]
+                        ranks = [n if r[4] else r[3] for r in rows]
+                        before = [table.get(p, INITIAL_RATING) for p in players]
+                        after = ratings.elo_after(players, ranks, before, k)
+                        seen: dict[int, float] = {}
+                        for p, b in zip(players, before, strict=True):
+                            seen.setdefault(p, b)
+                        for p, a in zip(players, after, strict=True):
+                            table[p] = a
+                        for p, b in seen.items():
+                            games[p] = games.get(p, 0) + 1
+                            copy.write_row((game, p, match_id, seq, k, b, table[p]))
+                conn.execute("DELETE FROM ratings WHERE game = %s", (game,))
+                with conn.cursor().copy(
+                    "COPY ratings (game, bot_version_id, rating, games) FROM STDIN"
+                ) as copy:
+                    for p, r in table.items():
+                        copy.write_row((game, p, r, games[p]))
+            return RecomputeStats(count, len(table), time.perf_counter() - started, dict(table))
+
+        return self._run(op)
+
+    def _results(
+        self, conn: psycopg.Connection, where: str, params: Sequence[Any]
+    ) -> Iterator[tuple[int, int | None, list[tuple[int, int, int, bool]]]]:
+        """(match id, duplicate set, [(bot version, rank, score, forfeit) per seat]) of done
+        matches, in match id order (batch fits do not depend on completion order)."""
+        with conn.cursor(name="results", binary=True) as cur:
+            cur.itersize = 10_000
+            cur.execute(
+                "SELECT m.id, m.duplicate_set, s.bot_version_id, s.rank, s.score, s.forfeit"
+                " FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                f" WHERE m.state = 'done' AND {where} ORDER BY m.id, s.seat",
+                params,
+            )
+            for (match_id, dup), group in itertools.groupby(cur, key=lambda r: (r[0], r[1])):
+                yield match_id, dup, [(r[2], r[3], r[4], r[5]) for r in group]
+
+    def _scope(
+        self, game: str | None, tournament_id: int | None, ladder_id: int | None
+    ) -> tuple[str, list[Any]]:
+        where, params = [], []
+        for column, value in (
+            ("m.game", game),
+            ("m.tournament_id", tournament_id),
+            ("m.ladder_id", ladder_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if not where:
+            raise StoreError("give a game, a tournament or a ladder")
+        return " AND ".join(where), params
+
+    def standings(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        prior_draws: float = 1.0,
+    ) -> list[Standing]:
+        """Batch Bradley–Terry ratings over every stored result of a game, tournament or
+        ladder (a pool), with 95% intervals; independent of completion order."""
+        where, params = self._scope(game, tournament_id, ladder_id)
+
+        def op(conn: psycopg.Connection) -> PairwiseTally:
+            tally = PairwiseTally()
+            with conn.transaction():
+                for _, _, seats in self._results(conn, where, params):
+                    tally.add_match([ratings.SeatResult(v, r, f) for v, r, _, f in seats])
+            return tally
+
+        return ratings.bradley_terry(self._run(op), prior_draws=prior_draws)
+
+    def duplicate_standings(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+    ) -> list[DuplicateStanding]:
+        """Each bot version's results over whole duplicate sets (decision 8)."""
+        where, params = self._scope(game, tournament_id, ladder_id)
+        where += " AND m.duplicate_set IS NOT NULL"
+
+        def op(conn: psycopg.Connection) -> dict[Hashable, list[list[tuple[Hashable, float]]]]:
+            sets: dict[Hashable, list[list[tuple[Hashable, float]]]] = {}
+            with conn.transaction():
+                for _, dup, seats in self._results(conn, where, params):
+                    sets.setdefault(dup, []).append([(v, float(s)) for v, _, s, _ in seats])
+            return sets
+
+        return ratings.duplicate_standings(self._run(op))
+
+
+@contextlib.contextmanager
+def open_store(url: str | None = None, **kwargs: Any) -> Iterator[Store]:
+    """A migrated store on ``url``, ``ARENA_DATABASE_URL`` or the embedded server (started
+    for the ``with`` block and stopped after it)."""
+    with db.database_url(url) as resolved, Store.open(resolved, **kwargs) as store:
+        yield store
