@@ -1,0 +1,954 @@
+"""Game Flip Flop (rules F1–F14): 3–5 players, stakes, and three pots (game, flip, flop).
+
+A Tonk-style round: antes by bankroll (F3), a five-card deal with the dealer's
+last card face up (F4), optional 49/50 declarations (F5), the flip and flop
+pots won by the lowest cards of two suits (F6), then turns of draw, spread,
+lay off, discard (F7–F11) until someone goes out, drops, tunks out or the stock
+runs dry. Hands are bit masks over card ids (``referee.cards``); spreads on
+the table are numbered from 1 in the order they were laid down this round,
+which is how a lay-off names its target. See ``docs/games/flip-flop.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from referee.actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    PASS,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Pass,
+    parse_common,
+    split_verb,
+)
+from referee.cards import (
+    CARD_BY_ID,
+    RANK_BITS,
+    STANDARD_CARDS,
+    SUITS,
+    Card,
+    CardError,
+    SplitMix64,
+    cards_of,
+    check_stacked_deck,
+    format_cards,
+    make_deck,
+    parse_card,
+    parse_cards,
+)
+from referee.engine import (
+    Action,
+    Event,
+    GameSpec,
+    GameState,
+    IllegalActionError,
+    Result,
+    check_range,
+    register,
+)
+from referee.melds import MeldSearch, meld_search
+
+SEARCH: MeldSearch = meld_search()  # F1, F8: Gin values, ace low only
+CARD_VALUE = SEARCH.card_value
+HAND_SIZE = 5
+GAME, FLIP, FLOP = 0, 1, 2
+POT_NAMES = ("game", "flip", "flop")
+#: Every real card's bit: masks shifted off a suit's 13 ranks fall outside it.
+DECK_MASK = sum(1 << c for c in CARD_BY_ID if c != 64)
+CARD_TEXT = {c: str(card) for c, card in CARD_BY_ID.items()}
+ONLY = [frozenset((s,)) for s in range(5)]  # events one seat alone may see
+_RANK_ALL_SUITS = [sum(1 << (s * RANK_BITS + r) for s in range(4)) for r in range(13)]
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(Action):
+    """Declare a five-card opening hand worth 49 or 50 (F5)."""
+
+    total: int
+
+    def __str__(self) -> str:
+        return f"declare {self.total}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drop(Action):
+    """Drop instead of drawing (F9): show the hand, claiming the lowest value."""
+
+    def __str__(self) -> str:
+        return "drop"
+
+
+@dataclass(frozen=True, slots=True)
+class TunkOut(Action):
+    """Tunk out right after drawing (F10): lay down six cards as two spreads of three."""
+
+    def __str__(self) -> str:
+        return "tunk out"
+
+
+@dataclass(frozen=True, slots=True)
+class Spread(Action):
+    """Lay down a new spread from the hand (F7, F8); cards in canonical meld order."""
+
+    cards: tuple[Card, ...]
+
+    def __str__(self) -> str:
+        return "spread " + format_cards(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff(Action):
+    """Lay one card off on table spread number ``spread`` (1 = first laid this round)."""
+
+    card: Card
+    spread: int
+
+    def __str__(self) -> str:
+        return f"lay off {self.card} on {self.spread}"
+
+
+DROP = Drop()
+TUNK_OUT = TunkOut()
+DECLARES = {49: Declare(49), 50: Declare(50)}
+#: One interned Spread per possible spread, keyed by its card mask.
+SPREADS: dict[int, Spread] = {m.mask: Spread(m.cards) for m in SEARCH.melds}
+_TRIPLES = frozenset(m.mask for m in SEARCH.melds if len(m.cards) == 3)
+_LAYOFFS: dict[tuple[int, int], LayOff] = {}
+_MELDS_CACHE: dict[int, tuple[Spread, ...]] = {}
+
+
+def layoff_action(card: int, spread: int) -> LayOff:
+    """The interned LayOff of ``card`` on spread number ``spread``."""
+    key = (card, spread)
+    found = _LAYOFFS.get(key)
+    if found is None:
+        found = _LAYOFFS[key] = LayOff(CARD_BY_ID[card], spread)
+    return found
+
+
+def spreads_in(mask: int) -> tuple[Spread, ...]:
+    """Every spread the hand ``mask`` could lay down, as interned actions (stable order)."""
+    cand = SEARCH.candidates(mask)
+    if not cand:
+        return ()
+    found = _MELDS_CACHE.get(cand)
+    if found is None:
+        found = tuple(SPREADS[m.mask] for m in SEARCH.melds_in(cand))
+        if len(_MELDS_CACHE) > 100_000:
+            _MELDS_CACHE.clear()
+        _MELDS_CACHE[cand] = found
+    return found
+
+
+def tunk_split(mask: int) -> tuple[int, int] | None:
+    """The two three-card spreads a six-card hand splits into (F10), or None."""
+    if mask.bit_count() != 6 or SEARCH.candidates(mask) != mask:
+        return None
+    low = mask & -mask
+    for meld in SEARCH.by_card[low.bit_length() - 1]:
+        m = meld.mask
+        if len(meld.cards) == 3 and m & mask == m and (mask ^ m) in _TRIPLES:
+            return (m, mask ^ m)
+    return None
+
+
+def extension_mask(mask: int) -> int:
+    """The cards that could be laid off on the table spread ``mask`` (F7, F8)."""
+    low = mask & -mask
+    rank = (low.bit_length() - 1) & 15
+    same_rank = _RANK_ALL_SUITS[rank]
+    if mask & same_rank == mask:  # a set: the missing suits of its rank
+        return same_rank & ~mask
+    return ((mask >> 1) | (mask << 1)) & ~mask & DECK_MASK  # a run, ace low only
+
+
+def hand_value(mask: int) -> int:
+    """The value of the cards in a hand (F1): every card counts, spreads or not."""
+    return SEARCH.value(mask)
+
+
+def parse_flip_flop_action(text: str) -> Action:
+    """Parse the text of a Flip Flop action (docs/games/flip-flop.md)."""
+    common = parse_common(text)
+    if common is not None:
+        return common
+    verb, rest = split_verb(text)
+    words = rest.lower().split()
+    if verb == "declare":
+        if words in (["49"], ["50"]):
+            return DECLARES[int(words[0])]
+        raise IllegalActionError(f"'declare' takes 49 or 50, got {rest!r}")
+    if verb == "drop" and not words:
+        return DROP
+    if verb == "tunk" and words == ["out"]:
+        return TUNK_OUT
+    if verb == "spread":
+        try:
+            cards = parse_cards(rest)
+        except CardError as exc:
+            raise IllegalActionError(str(exc)) from exc
+        mask = 0
+        for c in cards:
+            mask |= 1 << c
+        spread = SPREADS.get(mask)
+        if spread is None or mask.bit_count() != len(cards):
+            raise IllegalActionError(
+                f"{format_cards(cards)} is not a spread (F8: 3-4 of a rank, or 3+ in suit"
+                " sequence, ace low)"
+            )
+        return spread
+    if verb == "lay":
+        if len(words) == 4 and words[0] == "off" and words[2] == "on":
+            try:
+                card = parse_card(words[1])
+            except CardError as exc:
+                raise IllegalActionError(str(exc)) from exc
+            if not words[3].isdigit() or int(words[3]) < 1:
+                raise IllegalActionError(f"bad spread number {words[3]!r}: spreads are 1, 2, …")
+            return layoff_action(card, int(words[3]))
+        raise IllegalActionError(f"write a lay-off as 'lay off C on N', got {text!r}")
+    raise IllegalActionError(
+        f"unknown action {text!r}; Flip Flop actions are: declare 49, declare 50, pass, "
+        "drop, draw stock, draw discard, tunk out, spread CARDS, lay off C on N, discard C"
+    )
+
+
+# -- options and views ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FlipFlopOptions:
+    """Options of Game Flip Flop (F2, F11, F14)."""
+
+    starting_stakes: int = 40
+    max_rounds: int = 100
+    max_turns: int = 200
+
+    def __post_init__(self) -> None:
+        check_range("starting_stakes", self.starting_stakes, 1, 1_000_000)
+        check_range("max_rounds", self.max_rounds, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+
+
+class Phase(Enum):
+    """Where a round stands."""
+
+    DECLARE = "declare 49 or 50"  # F5
+    DRAW = "drop or draw"  # F7.1, F7.2
+    PLAY = "spread, lay off or discard"  # F7.3-F7.5
+    OVER = "match over"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """What everyone knows of one seat."""
+
+    seat: int
+    bankroll: int  # set-aside stake included
+    set_aside: int  # reserved for F5, F9, F10 payments
+    eligible: tuple[str, ...]  # the pots this seat may win this round (F3)
+    in_round: bool
+    eliminated_in_round: int | None  # F13
+    hand_size: int
+    face_up: tuple[Card, ...]  # cards in hand all can see: flip card, reveals, taken discards
+    declared: int | None  # 49 or 50 (F5)
+
+
+@dataclass(frozen=True, slots=True)
+class RevealView:
+    """A card revealed for the flip or the flop (F6)."""
+
+    seat: int
+    pot: str
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadView:
+    """A spread on the table: its number (lay-offs name it), who laid it, its cards."""
+
+    number: int
+    owner: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShownHand:
+    """A hand shown at the end of a round, with its value."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """How a finished round ended and who was paid what."""
+
+    round: int
+    ending: str  # declared 50, declared 49, went out, tunk out, drop, empty stock, turn cap
+    seat: int | None  # who declared first, went out, tunked out or dropped
+    shown: tuple[ShownHand, ...]
+    spreads: tuple[SpreadView, ...]  # the table at the end (tunk spreads included)
+    discard_pile: tuple[Card, ...]
+    game_winners: tuple[int, ...]
+    game_share: int  # stakes each game-pot winner received
+    set_asides_paid: tuple[int, ...]  # seats whose set-aside stake went into the game pot
+    flip_winner: int | None
+    flip_card: Card | None  # the winning card
+    flip_won: int
+    flop_winner: int | None
+    flop_card: Card | None
+    flop_won: int
+    eliminated: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FlipFlopView:
+    """What one seat may know of a Flip Flop match (C9)."""
+
+    game: str
+    seat: int
+    to_act: int | None
+    phase: str
+    round: int
+    dealer: int
+    pots: tuple[int, int, int]  # game, flip, flop
+    players: tuple[PlayerView, ...]
+    hand: tuple[Card, ...]
+    flip_card: Card | None
+    flip_suit: str | None
+    flop_suit: str | None
+    reveals: tuple[RevealView, ...]
+    spreads: tuple[SpreadView, ...]
+    discard_pile: tuple[Card, ...]  # bottom first
+    stock_size: int
+    turns: int
+    taken_from_discard: Card | None  # may not be discarded this turn (F7.5)
+    last_round: RoundSummary | None
+    legal_actions: tuple[str, ...]
+
+
+# -- the match -----------------------------------------------------------------------------
+
+
+class FlipFlop(GameState):
+    """A Game Flip Flop match."""
+
+    game = "flip-flop"
+
+    def __init__(self, options: FlipFlopOptions, seed: int, seats: int, decks: list[list[Card]]):
+        self.options = options
+        self.seed = seed
+        self.num_seats = seats
+        self.events: list[Event] = []
+        self._rng = SplitMix64(seed)
+        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        n = seats
+        self.bankroll = [options.starting_stakes] * n  # F2
+        self.set_aside = [0] * n
+        self.pots = [0, 0, 0]
+        self.eligible = [0] * n  # pots a seat may win: 0 (not in round) .. 3 (F3)
+        self.eliminated_in: list[int | None] = [None] * n
+        self.declared: list[int | None] = [None] * n
+        self.hands = [0] * n
+        self.opening = [0] * n
+        self.known = [0] * n  # face-up cards in each hand
+        self.order: list[int] = []  # seats in the round, dealer's left first, dealer last
+        self.round_no = 0
+        self.dealer = self._rng.below(n)  # F4: the first dealer is random
+        self.events.append(Event(None, f"seat {self.dealer} deals first"))
+        self.stock: list[Card] = []
+        self.stock_pos = 0
+        self.discard_pile: list[Card] = []
+        self.spread_masks: list[int] = []
+        self.spread_owners: list[int] = []
+        self.spread_ext: list[int] = []
+        self.phase = Phase.DECLARE
+        self.turn = 0
+        self.turn_index = 0
+        self.taken = -1
+        self.turns = 0
+        self.started = 0  # mask of seats whose first turn has begun (reveals made)
+        self.flip_card: Card | None = None
+        self.best: list[tuple[Card, int] | None] = [None, None]  # best (card, seat): flip, flop
+        self.reveals: list[RevealView] = []
+        self.side_paid = False  # flip and flop settled this round
+        self.side_result: list[tuple[int | None, Card | None, int]] = []
+        self.declare_queue: list[int] = []
+        self._last_round: tuple[Any, ...] | None = None
+        self._summary: RoundSummary | None = None
+        self.over = False
+        self._start_round()
+
+    # -- copying ---------------------------------------------------------------------------
+
+    def clone(self) -> FlipFlop:
+        other = FlipFlop.__new__(FlipFlop)
+        other.__dict__.update(self.__dict__)
+        for name in (
+            "events",
+            "bankroll",
+            "set_aside",
+            "pots",
+            "eligible",
+            "eliminated_in",
+            "declared",
+            "hands",
+            "opening",
+            "known",
+            "order",
+            "discard_pile",
+            "spread_masks",
+            "spread_owners",
+            "spread_ext",
+            "best",
+            "reveals",
+            "side_result",
+            "declare_queue",
+            "_decks",
+        ):
+            setattr(other, name, list(getattr(self, name)))
+        other._rng = SplitMix64(self._rng.state)
+        return other
+
+    # -- rounds ----------------------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        """Antes (F3), the deal (F4) and the 49/50 question (F5)."""
+        n = self.num_seats
+        self.round_no += 1
+        events = self.events
+        events.append(Event(None, f"round {self.round_no}: seat {self.dealer} deals"))
+        pots = self.pots
+        for seat in range(n):
+            b = self.bankroll[seat]
+            pays = 3 if b >= 4 else b - 1 if b >= 2 else b  # into game, flip, flop in turn
+            if b <= 0:
+                self.eligible[seat] = 0
+                self.set_aside[seat] = 0
+                continue
+            for pot in range(pays):
+                pots[pot] += 1
+            self.bankroll[seat] = b - pays
+            self.set_aside[seat] = 1 if b >= 2 else 0
+            self.eligible[seat] = pays
+            names = " ".join(POT_NAMES[:pays])
+            aside = ", sets aside 1" if b >= 2 else " (all in)"
+            events.append(Event(seat, f"antes {names}{aside}"))
+        dealer = self.dealer
+        order = [(dealer + i) % n for i in range(1, n + 1)]
+        self.order = order = [s for s in order if self.eligible[s]]
+        k = len(order)
+        deck = self._decks.pop(0) if self._decks else shuffle52(self._rng)
+        hands = [0] * n
+        for i in range(HAND_SIZE * k):
+            hands[order[i % k]] |= 1 << deck[i]
+        self.hands = hands
+        self.opening = list(hands)
+        flip = deck[HAND_SIZE * k - 1]
+        self.flip_card = flip
+        self.known = [0] * n
+        self.known[dealer] = 1 << flip
+        self.stock = deck
+        self.stock_pos = HAND_SIZE * k
+        self.discard_pile = []
+        self.spread_masks = []
+        self.spread_owners = []
+        self.spread_ext = []
+        self.taken = -1
+        self.turns = 0
+        self.started = 0
+        # the flip card counts for the dealer when the dealer may win the flip (F6)
+        self.best = [(flip, dealer) if self.eligible[dealer] >= 2 else None, None]
+        self.reveals = []
+        self.side_paid = False
+        self.side_result = []
+        self.declared = [None] * n
+        for seat in order:
+            dealt = " ".join(CARD_TEXT[c] for c in sorted(deck[order.index(seat) : 5 * k : k]))
+            events.append(Event(seat, f"dealt {dealt}", ONLY[seat]))
+        events.append(Event(None, f"flip card {flip}"))
+        self.declare_queue = [s for s in order if hand_value(hands[s]) in (49, 50)]
+        if self.declare_queue:
+            self.phase = Phase.DECLARE
+            self.turn = self.declare_queue[0]
+        else:
+            self._begin_play()
+
+    def _begin_play(self) -> None:
+        self.phase = Phase.DRAW
+        self.turn_index = 0
+        self.turn = self.order[0]
+        self._reveal(self.turn)
+
+    def _reveal(self, seat: int) -> None:
+        """Reveal for ``seat`` just before its first turn (F6 ruling: automatic): for each
+        pot it may win, its lowest card of that suit if it beats the best shown so far."""
+        self.started |= 1 << seat
+        flip = self.flip_card
+        assert flip is not None
+        flip_suit = flip >> 4
+        for which, suit in ((0, flip_suit), (1, flip_suit ^ 3)):  # the flop: same colour
+            if self.eligible[seat] < 2 + which:
+                continue
+            held = (self.opening[seat] >> (suit * RANK_BITS)) & 0x1FFF
+            if not held:
+                continue
+            low = held & -held
+            card = CARD_BY_ID[suit * RANK_BITS + low.bit_length() - 1]
+            best = self.best[which]
+            if best is None or card < best[0]:
+                self.best[which] = (card, seat)
+                self.known[seat] |= 1 << card
+                pot = POT_NAMES[1 + which]
+                self.reveals.append(RevealView(seat, pot, card))
+                self.events.append(Event(seat, f"reveals {card} for the {pot}"))
+
+    def _settle_side_pots(self) -> None:
+        """Pay the flip and flop pots (F6): pending reveals first, unclaimed pots carry."""
+        for seat in self.order:
+            if not self.started >> seat & 1:
+                self._reveal(seat)
+        for which in (0, 1):
+            pot = 1 + which
+            best = self.best[which]
+            if best is None:
+                self.side_result.append((None, None, 0))
+                self.events.append(
+                    Event(None, f"{POT_NAMES[pot]} pot unclaimed, carries {self.pots[pot]}")
+                )
+                continue
+            card, seat = best
+            won = self.pots[pot]
+            self.bankroll[seat] += won
+            self.pots[pot] = 0
+            self.side_result.append((seat, card, won))
+            self.events.append(Event(seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {card}"))
+        self.side_paid = True
+
+    def _pay_set_aside(self, seat: int) -> bool:
+        """Move ``seat``'s set-aside stake into the game pot; whether there was one."""
+        aside = self.set_aside[seat]
+        if not aside:
+            return False
+        self.bankroll[seat] -= aside
+        self.set_aside[seat] = 0
+        self.pots[GAME] += aside
+        self.events.append(Event(seat, f"pays set-aside stake {aside} into the game pot"))
+        return True
+
+    def _end_round(
+        self,
+        ending: str,
+        seat: int | None,
+        winners: list[int],
+        payers: Sequence[int] = (),
+        shown: Sequence[int] = (),
+        extra_spreads: tuple[tuple[int, int], ...] = (),
+    ) -> None:
+        """Settle the round (F6, F12), eliminate (F13), end the match (F14) or deal again."""
+        events = self.events
+        if not self.side_paid:
+            self._settle_side_pots()
+        paid = tuple(s for s in payers if self._pay_set_aside(s))
+        pot = self.pots[GAME]
+        share = pot // len(winners)  # F12: whole stakes, the remainder stays
+        for w in winners:
+            self.bankroll[w] += share
+        self.pots[GAME] = pot - share * len(winners)
+        who = ", ".join(f"seat {w}" for w in winners)
+        events.append(Event(None, f"{ending}: game pot {pot} to {who}, {share} each"))
+        out = []
+        for s in self.order:
+            if self.bankroll[s] == 0:
+                self.eliminated_in[s] = self.round_no
+                out.append(s)
+                events.append(Event(s, "is out of the game"))
+        spreads = tuple(zip(self.spread_masks, self.spread_owners, strict=True)) + extra_spreads
+        self._last_round = (
+            self.round_no,
+            ending,
+            seat,
+            tuple((s, self.hands[s]) for s in shown),
+            spreads,
+            tuple(self.discard_pile),
+            tuple(winners),
+            share,
+            paid,
+            tuple(self.side_result),
+            tuple(out),
+        )
+        self._summary = None
+        for s in range(self.num_seats):
+            self.set_aside[s] = 0
+        alive = [s for s in range(self.num_seats) if self.bankroll[s] > 0]
+        if len(alive) <= 1 or self.round_no >= self.options.max_rounds:
+            self.over = True
+            self.phase = Phase.OVER
+            self.eligible = [0] * self.num_seats
+            events.append(Event(None, "match over"))
+            return
+        n = self.num_seats
+        d = (self.dealer + 1) % n
+        while self.bankroll[d] <= 0:  # F4: the deal passes left, skipping the eliminated
+            d = (d + 1) % n
+        self.dealer = d
+        self._start_round()
+
+    def _showdown(self, ending: str) -> None:
+        """F11 (and the C8 turn cap): everyone shows; the lowest hand value wins."""
+        order = self.order
+        values = [hand_value(self.hands[s]) for s in order]
+        low = min(values)
+        winners = [s for s, v in zip(order, values, strict=True) if v == low]
+        self._end_round(ending, None, winners, shown=order)
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        return None if self.over else self.turn
+
+    def legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            return self._play_actions()
+        if phase is Phase.DRAW:
+            if self.discard_pile:
+                return [DRAW_STOCK, DRAW_DISCARD, DROP]
+            return [DRAW_STOCK, DROP]
+        if phase is Phase.DECLARE:
+            return [DECLARES[hand_value(self.hands[self.turn])], PASS]
+        return []
+
+    def _play_actions(self) -> list[Action]:
+        mask = self.hands[self.turn]
+        out: list[Action] = []
+        if mask.bit_count() == 6 and tunk_split(mask) is not None:
+            out.append(TUNK_OUT)
+        out.extend(spreads_in(mask))
+        for i, ext in enumerate(self.spread_ext):
+            hit = ext & mask
+            while hit:
+                low = hit & -hit
+                out.append(layoff_action(low.bit_length() - 1, i + 1))
+                hit ^= low
+        taken = self.taken
+        if taken >= 0 and mask == 1 << taken:
+            out.append(DISCARDS[taken])  # ruling: the taken card, when it is the last one
+            return out
+        discards = DISCARDS
+        while mask:
+            low = mask & -mask
+            cid = low.bit_length() - 1
+            if cid != taken:
+                out.append(discards[cid])
+            mask ^= low
+        return out
+
+    def parse_action(self, text: str) -> Action:
+        return parse_flip_flop_action(text)
+
+    def apply(self, action: Action) -> None:
+        seat = self.turn
+        events = self.events
+        if isinstance(action, Discard):
+            card = action.card
+            bit = 1 << card
+            self.hands[seat] ^= bit
+            self.known[seat] &= ~bit
+            self.discard_pile.append(card)
+            events.append(Event(seat, f"discard {card}"))
+            if not self.hands[seat]:
+                self._went_out(seat)
+            else:
+                self._end_turn(seat)
+        elif isinstance(action, DrawStock):
+            card = self.stock[self.stock_pos]
+            self.stock_pos += 1
+            self.hands[seat] |= 1 << card
+            self.taken = -1
+            self.phase = Phase.PLAY
+            events.append(Event(seat, "draw stock"))
+            events.append(Event(seat, f"drew {CARD_TEXT[card]}", ONLY[seat]))
+        elif isinstance(action, DrawDiscard):
+            card = self.discard_pile.pop()
+            self.hands[seat] |= 1 << card
+            self.known[seat] |= 1 << card
+            self.taken = card
+            self.phase = Phase.PLAY
+            events.append(Event(seat, f"draw discard {card}"))
+        elif isinstance(action, Spread):
+            mask = 0
+            for c in action.cards:
+                mask |= 1 << c
+            self.hands[seat] ^= mask
+            self.known[seat] &= ~mask
+            self.spread_masks.append(mask)
+            self.spread_owners.append(seat)
+            self.spread_ext.append(extension_mask(mask))
+            events.append(Event(seat, f"{action} (spread {len(self.spread_masks)})"))
+            if not self.hands[seat]:
+                self._went_out(seat)
+        elif isinstance(action, LayOff):
+            bit = 1 << action.card
+            i = action.spread - 1
+            self.hands[seat] ^= bit
+            self.known[seat] &= ~bit
+            self.spread_masks[i] |= bit
+            self.spread_ext[i] = extension_mask(self.spread_masks[i])
+            events.append(Event(seat, str(action)))
+            if not self.hands[seat]:
+                self._went_out(seat)
+        elif isinstance(action, Drop):
+            self._drop(seat)
+        elif isinstance(action, TunkOut):
+            self._tunk_out(seat)
+        elif isinstance(action, Declare):
+            self.declared[seat] = action.total
+            hand = format_cards(cards_of(self.hands[seat]))
+            self.known[seat] = self.hands[seat]
+            events.append(Event(seat, f"declare {action.total}: {hand}"))
+            self._next_declarer()
+        elif isinstance(action, Pass):
+            events.append(Event(seat, "pass"))
+            self._next_declarer()
+        else:  # pragma: no cover - the referee checks legality first
+            raise IllegalActionError(f"{action} is not a Flip Flop action")
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def _next_declarer(self) -> None:
+        """Ask the next 49/50 holder, or settle the declarations (F5), or start play."""
+        queue = self.declare_queue
+        queue.pop(0)
+        if queue:
+            self.turn = queue[0]
+            return
+        order = self.order
+        fifty = [s for s in order if self.declared[s] == 50]
+        forty_nine = [s for s in order if self.declared[s] == 49]
+        declarers = fifty or forty_nine
+        if not declarers:
+            self._begin_play()
+            return
+        payers = [s for s in order if s not in fifty] if fifty else []
+        ending = "declared 50" if fifty else "declared 49"
+        self._end_round(ending, declarers[0], declarers, payers, shown=declarers)
+
+    def _end_turn(self, seat: int) -> None:
+        self.turns += 1
+        self.taken = -1
+        if seat == self.dealer and not self.side_paid:
+            self._settle_side_pots()  # F6: after the dealer's first turn
+        if self.stock_pos >= len(self.stock):
+            self._showdown("empty stock")  # F11
+            return
+        if self.turns > self.options.max_turns:
+            self._showdown("turn cap")  # F11 ruling (C8)
+            return
+        order = self.order
+        self.turn_index = i = (self.turn_index + 1) % len(order)
+        self.turn = nxt = order[i]
+        self.phase = Phase.DRAW
+        if not self.started >> nxt & 1:
+            self._reveal(nxt)
+
+    def _went_out(self, seat: int) -> None:
+        """F7: an empty hand wins the game pot."""
+        self.turns += 1
+        self._end_round("went out", seat, [seat])
+
+    def _drop(self, seat: int) -> None:
+        """F9: the dropper wins with a strictly lowest value, else pays and loses."""
+        self.events.append(Event(seat, "drop"))
+        order = self.order
+        mine = hand_value(self.hands[seat])
+        others = [(hand_value(self.hands[s]), s) for s in order if s != seat]
+        low = min(v for v, _ in others)
+        shown = [seat] + [s for s in order if s != seat]
+        if mine < low:
+            self._end_round("drop", seat, [seat], shown=shown)
+        else:
+            winners = [s for v, s in others if v == low]
+            self._end_round("drop", seat, winners, [seat], shown=shown)
+
+    def _tunk_out(self, seat: int) -> None:
+        """F10: two spreads of three; the game pot and every other set-aside stake."""
+        split = tunk_split(self.hands[seat])
+        assert split is not None
+        first, second = split
+        self.events.append(Event(seat, f"tunk out {_cards(first)} | {_cards(second)}"))
+        self.hands[seat] = 0
+        self.known[seat] = 0
+        tunk = ((first, seat), (second, seat))
+        payers = [s for s in self.order if s != seat]
+        self.turns += 1
+        self._end_round("tunk out", seat, [seat], payers, extra_spreads=tunk)
+
+    # -- views and result ------------------------------------------------------------------
+
+    def last_round(self) -> RoundSummary | None:
+        """How the last finished round ended (built on demand: views are off the hot path)."""
+        raw = self._last_round
+        if raw is None:
+            return None
+        if self._summary is None:
+            rnd, ending, seat, shown, spreads, pile, winners, share, paid, side, out = raw
+            (flip_seat, flip_card, flip_won), (flop_seat, flop_card, flop_won) = side
+            self._summary = RoundSummary(
+                round=rnd,
+                ending=ending,
+                seat=seat,
+                shown=tuple(ShownHand(s, tuple(cards_of(m)), hand_value(m)) for s, m in shown),
+                spreads=tuple(
+                    SpreadView(i + 1, owner, tuple(cards_of(m)))
+                    for i, (m, owner) in enumerate(spreads)
+                ),
+                discard_pile=pile,
+                game_winners=winners,
+                game_share=share,
+                set_asides_paid=paid,
+                flip_winner=flip_seat,
+                flip_card=flip_card,
+                flip_won=flip_won,
+                flop_winner=flop_seat,
+                flop_card=flop_card,
+                flop_won=flop_won,
+                eliminated=out,
+            )
+        return self._summary
+
+    def _spread_views(self) -> tuple[SpreadView, ...]:
+        return tuple(
+            SpreadView(i + 1, owner, tuple(cards_of(mask)))
+            for i, (mask, owner) in enumerate(
+                zip(self.spread_masks, self.spread_owners, strict=True)
+            )
+        )
+
+    def view(self, seat: int) -> FlipFlopView:
+        over = self.over
+        flip = None if over else self.flip_card
+        players = tuple(
+            PlayerView(
+                seat=s,
+                bankroll=self.bankroll[s],
+                set_aside=self.set_aside[s],
+                eligible=POT_NAMES[: self.eligible[s]],
+                in_round=bool(self.eligible[s]),
+                eliminated_in_round=self.eliminated_in[s],
+                hand_size=0 if over else self.hands[s].bit_count(),
+                face_up=() if over else tuple(cards_of(self.known[s] & self.hands[s])),
+                declared=None if over else self.declared[s],
+            )
+            for s in range(self.num_seats)
+        )
+        to_act = self.to_act()
+        taken = self.taken if not over and self.taken >= 0 and self.turn == seat else None
+        return FlipFlopView(
+            game=self.game,
+            seat=seat,
+            to_act=to_act,
+            phase=self.phase.value,
+            round=self.round_no,
+            dealer=self.dealer,
+            pots=(self.pots[0], self.pots[1], self.pots[2]),
+            players=players,
+            hand=() if over else tuple(cards_of(self.hands[seat])),
+            flip_card=flip,
+            flip_suit=None if flip is None else SUITS[flip >> 4],
+            flop_suit=None if flip is None else SUITS[(flip >> 4) ^ 3],
+            reveals=() if over else tuple(self.reveals),
+            spreads=() if over else self._spread_views(),
+            discard_pile=() if over else tuple(self.discard_pile),
+            stock_size=0 if over else len(self.stock) - self.stock_pos,
+            turns=self.turns,
+            taken_from_discard=None if taken is None else CARD_BY_ID[taken],
+            last_round=self.last_round(),
+            legal_actions=tuple(str(a) for a in self.legal_actions()) if to_act == seat else (),
+        )
+
+    def result(self) -> Result | None:
+        if not self.over:
+            return None
+        n = self.num_seats
+        # F14: survivors by bankroll, then the eliminated, later eliminations first.
+        keys = [
+            (1, self.bankroll[s], 0)
+            if self.eliminated_in[s] is None
+            else (0, 0, self.eliminated_in[s] or 0)
+            for s in range(n)
+        ]
+        ranks = tuple(sum(1 for o in keys if o > k) for k in keys)
+        return Result(
+            ranks=ranks,
+            scores=tuple(self.bankroll),
+            detail={
+                "rounds": self.round_no,
+                "bankrolls": list(self.bankroll),
+                "pots": {"game": self.pots[0], "flip": self.pots[1], "flop": self.pots[2]},
+                "eliminated_in_round": list(self.eliminated_in),
+            },
+        )
+
+
+def _cards(mask: int) -> str:
+    return format_cards(cards_of(mask))
+
+
+_M64 = (1 << 64) - 1
+_LIMITS = [0] + [(1 << 64) - ((1 << 64) % n) for n in range(1, 53)]
+
+
+def shuffle52(rng: SplitMix64) -> list[Card]:
+    """A fresh deck shuffled by ``rng``: exactly ``referee.cards.shuffled_deck(rng)``
+    (SplitMix64, Fisher–Yates), with the generator inlined because Flip Flop rounds
+    are short and the shuffle would otherwise dominate the engine's time."""
+    items = list(STANDARD_CARDS)
+    state = rng.state
+    limits = _LIMITS
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = limits[n]
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _M64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+            z ^= z >> 31
+            if z < limit:
+                break
+        j = z % n
+        items[i], items[j] = items[j], items[i]
+    rng.state = state
+    return items
+
+
+SPEC = register(
+    GameSpec(
+        name="flip-flop",
+        title="Game Flip Flop",
+        min_seats=3,
+        max_seats=5,
+        options_type=FlipFlopOptions,
+        factory=FlipFlop,
+        deck=lambda options, seats: make_deck(),
+        default_seats=4,
+        test_variants=(
+            {"max_rounds": 3},
+            {"starting_stakes": 3, "max_rounds": 4, "max_turns": 6},
+            {"starting_stakes": 2, "max_rounds": 4},
+            {"starting_stakes": 5, "max_rounds": 4, "max_turns": 30},
+        ),
+    )
+)
