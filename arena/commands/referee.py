@@ -1,0 +1,179 @@
+"""``arena referee`` (serve), ``arena verify`` (re-run a record), ``arena bot run``
+(play a bot file) and ``arena bench referee``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import inspect
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli import CommandError
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    p = sub.add_parser("referee", help="run the gRPC referee service")
+    p.add_argument("--port", type=int, default=50051, help="port to listen on (0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.set_defaults(func=cmd_referee)
+
+    v = sub.add_parser("verify", help="re-run the engine on a match record and check it")
+    v.add_argument("record", type=Path, help="a record file (the protobuf MatchRecord bytes)")
+    v.set_defaults(func=cmd_verify)
+
+    b = sub.add_parser("bot", help="bot tools")
+    bsub = b.add_subparsers(dest="bot_command", required=True, metavar="ACTION")
+    r = bsub.add_parser("run", help="play one match with the bot defined in FILE")
+    r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
+    r.add_argument("--referee", default=os.environ.get("ARENA_REFEREE"), help="HOST:PORT")
+    r.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="the seat token")
+    r.set_defaults(func=cmd_bot_run)
+
+    bench = bench_sub.add_parser(
+        "referee", help="decisions per second through the referee vs bare gRPC ping-pong"
+    )
+    bench.add_argument("--matches", type=int, default=16, help="concurrent matches")
+    bench.add_argument("--seconds", type=float, default=10.0, help="how long to measure")
+    bench.add_argument("--game", default="hollywood-gin")
+    bench.add_argument("--processes", type=int, default=2, help="bot processes")
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.set_defaults(func=cmd_bench)
+
+
+def cmd_referee(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    from referee.service import start_server
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+
+    async def main() -> None:
+        server, referee, port = await start_server(args.port, args.host)
+        print(f"referee listening on {args.host}:{port}", flush=True)
+        try:
+            await server.wait_for_termination()
+        finally:
+            await referee.close()
+            await server.stop(1.0)
+
+    asyncio.run(main())
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the record re-runs to its result, 1 when it diverges."""
+    from referee.codec import CodecError, decode_record
+    from referee.record import verify
+
+    try:
+        record = decode_record(args.record.read_bytes())
+    except OSError as exc:
+        raise CommandError(f"cannot read {args.record}: {exc}") from exc
+    except CodecError as exc:
+        raise CommandError(f"{args.record}: {exc}") from exc
+    verdict = verify(record)
+    where = f"{record.game} match {record.match_id or '?'} (seed {record.seed})"
+    if verdict.ok:
+        print(f"{args.record}: {where}: {verdict.message}")
+        return 0
+    print(f"{args.record}: {where}: DIVERGES: {verdict.message}")
+    if verdict.index is not None:
+        print(f"  at action {verdict.index}: expected {verdict.expected}; got {verdict.got}")
+    return 1
+
+
+def load_bot(path: Path) -> Any:
+    """The bot a file defines: ``bot`` (an instance), ``make_bot()``, or its one Bot subclass."""
+    from bots.sdk import Bot
+
+    if not path.is_file():
+        raise CommandError(f"no bot file {path}")
+    spec = importlib.util.spec_from_file_location(f"arena_bot_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise CommandError(f"cannot load {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    if isinstance(getattr(module, "bot", None), Bot):
+        return module.bot
+    if callable(getattr(module, "make_bot", None)):
+        return module.make_bot()
+    classes = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj.__module__ == module.__name__
+    ]
+    if len(classes) != 1:
+        raise CommandError(
+            f"{path} must define one Bot subclass, a `bot` instance or `make_bot()`; "
+            f"found {len(classes)} Bot subclasses"
+        )
+    return classes[0]()
+
+
+def cmd_bot_run(args: argparse.Namespace) -> int:
+    """Play one match; prints the result line."""
+    from bots.sdk import run
+    from bots.sdk.client import BotSessionError
+
+    if not args.referee or not args.token:
+        raise CommandError("give --referee and --token (or set ARENA_REFEREE and ARENA_TOKEN)")
+    bot = load_bot(args.file)
+    try:
+        over = run(bot, args.referee, args.token)
+    except BotSessionError as exc:
+        raise CommandError(str(exc)) from exc
+    print(
+        f"seat {over.seat}: rank {over.ranks[over.seat]}, scores {list(over.scores)}, "
+        f"statuses {list(over.statuses)}"
+    )
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the referee benchmark and print its figures."""
+    from bots.bench import run_bench
+
+    figures = run_bench(args.matches, args.seconds, args.game, args.processes)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(
+        f"referee: {figures['matches']} concurrent {figures['game']} matches, "
+        f"{figures['bot_processes']} bot processes, {figures['seconds']:.1f} s"
+    )
+    print(f"  decisions/s          {figures['decisions_per_s']:>10.0f}")
+    print(
+        f"  referee per decision p50 {figures['referee_us_p50']:.0f} µs, "
+        f"p99 {figures['referee_us_p99']:.0f} µs"
+    )
+    print(
+        f"  bare grpc.aio ping-pong over {figures['streams']} streams "
+        f"{figures['pingpong_per_s']:>10.0f} round trips/s"
+    )
+    print(f"  ratio                {figures['ratio']:>10.2f}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """These commands alone (``python -m arena.commands.referee``), as ``arena`` runs them."""
+    parser = argparse.ArgumentParser(prog="arena")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    register(sub, bench.add_subparsers(dest="target", required=True, metavar="TARGET"))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CommandError as exc:
+        print(f"arena {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

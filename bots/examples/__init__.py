@@ -1,0 +1,1 @@
+"""Example bots: a random bot and a heuristic bot for every game."""

@@ -1,0 +1,27 @@
+"""The Python bot SDK: subclass :class:`Bot`, implement :meth:`Bot.decide`, run it.
+
+from bots.sdk import Bot, Request, run
+
+class MyBot(Bot):
+    def decide(self, request: Request) -> int | str:
+        return 0  # the first legal action
+
+run(MyBot())  # reads ARENA_REFEREE and ARENA_TOKEN
+"""
+
+from bots.sdk.bot import Bot, Clock, MatchOver, Request
+from bots.sdk.client import play, run
+from bots.sdk.helpers import SeenCards, best_arrangement, deadwood, gin_hand
+
+__all__ = [
+    "Bot",
+    "Clock",
+    "MatchOver",
+    "Request",
+    "SeenCards",
+    "best_arrangement",
+    "deadwood",
+    "gin_hand",
+    "play",
+    "run",
+]

@@ -1,0 +1,525 @@
+"""The match runner: seats, clocks, statuses and the default policy
+(ARCHITECTURE decision 4). Transport-free: the service hands each seat a
+:class:`SeatLink` that can write messages, and feeds the seat's answers in.
+
+One asyncio task runs each match. For every decision it sends the seat to act
+one message with its view, legal actions, events and clock, then waits for
+the answer within the decision limit plus the seat's bank. A timeout, an
+illegal answer or a reported crash plays the default action and counts a
+strike; past the strike limit, or on disconnect, the seat forfeits and the
+referee plays the rest of it with the default policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from referee import codec
+from referee.clock import ClockRules, SeatClock
+from referee.engine import Action, EngineError, GameState, Result, get_game
+from referee.record import STATUSES, ActionEntry, MatchRecord, SeatEntry, options_dict
+from rummyarena.v1 import bot_pb2, common_pb2
+
+log = logging.getLogger(__name__)
+
+#: How many finished matches the referee keeps for GetMatch before forgetting the oldest.
+KEEP_FINISHED = 10_000
+#: Expired decision ids remembered per seat, so a late answer is ignored, not refused.
+EXPIRED_KEPT = 64
+
+Writer = Callable[[bot_pb2.RefereeMessage], Awaitable[None]]
+
+
+class MatchPhase(Enum):
+    """Where a match stands."""
+
+    WAITING = "waiting"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class ProtocolError(Exception):
+    """A bot message the referee refuses; ``code`` names the gRPC status to end with."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def default_action(legal: list[Action]) -> Action:
+    """The referee's safe default: the first legal action (each game lists drawing,
+    passing or declining first, and its caps end every hand, C8)."""
+    return legal[0]
+
+
+def _worse(a: str, b: str) -> str:
+    return a if STATUSES.index(a) >= STATUSES.index(b) else b
+
+
+class SeatLink:
+    """One connected bot stream of a seat."""
+
+    __slots__ = ("closed", "finished", "write")
+
+    def __init__(self, write: Writer) -> None:
+        self.write = write
+        self.closed = False
+        self.finished = asyncio.Event()  # set when the referee has nothing more to send
+
+
+@dataclass(eq=False)
+class Seat:
+    """One seat of a match."""
+
+    index: int
+    name: str
+    token: str
+    clock: SeatClock
+    status: str = "ok"
+    strikes: int = 0
+    forfeited: bool = False
+    token_used: bool = False
+    link: SeatLink | None = None
+    agent: str = ""
+    seen: int = 0  # events already sent to this seat
+    pending_id: int = -1
+    pending: asyncio.Future[Any] | None = None
+    expired: deque[int] = field(default_factory=lambda: deque(maxlen=EXPIRED_KEPT))
+
+    def entry(self) -> SeatEntry:
+        """This seat as recorded."""
+        return SeatEntry(self.name, self.status, self.strikes, self.forfeited)
+
+
+# What a pending decision resolves to: ("answer", Answer) / ("error", text) / ("gone", text).
+Outcome = tuple[str, Any]
+
+
+class Match:
+    """One match being played, its seats and, at the end, its record."""
+
+    def __init__(
+        self,
+        match_id: str,
+        game: str,
+        options: Mapping[str, Any] | None,
+        seed: int,
+        seat_names: list[str],
+        clock: ClockRules,
+    ) -> None:
+        spec = get_game(game)
+        self.id = match_id
+        self.game = game
+        self.seed = seed
+        self.clock = clock
+        self.state: GameState = spec.new_match(seed, seats=len(seat_names), options=options)
+        self.options = options_dict(self.state.options)
+        self.seats = [
+            Seat(i, name, secrets.token_urlsafe(24), SeatClock(clock))
+            for i, name in enumerate(seat_names)
+        ]
+        self.phase = MatchPhase.WAITING
+        self.actions: list[ActionEntry] = []
+        self.record: MatchRecord | None = None
+        self.result_pb: common_pb2.MatchResult | None = None
+        self.error: str | None = None
+        self.done = asyncio.Event()
+        self.watchers: list[asyncio.Queue[Any]] = []
+        self.referee_ns: list[int] = []  # the referee's own time per decision
+        self._all_joined = asyncio.Event()
+        self._published = 0
+        self._started_ms = 0
+        self._decision_id = 0
+
+    # -- joining -----------------------------------------------------------------------------
+
+    def attach(self, seat: Seat, link: SeatLink, agent: str) -> None:
+        """Connect a bot stream to ``seat`` (its token checked by the caller)."""
+        if self.phase is MatchPhase.FINISHED:
+            raise ProtocolError("FAILED_PRECONDITION", f"match {self.id} is already over")
+        if seat.token_used:
+            raise ProtocolError(
+                "ALREADY_EXISTS", f"the token of seat {seat.index} was already used"
+            )
+        if seat.forfeited:
+            raise ProtocolError("FAILED_PRECONDITION", f"seat {seat.index} has forfeited")
+        seat.token_used = True
+        seat.link = link
+        seat.agent = agent[:200]
+        if all(s.link is not None for s in self.seats):
+            self._all_joined.set()
+
+    def detach(self, seat: Seat, reason: str) -> None:
+        """The seat's stream ended: before the end of the match, it forfeits (disconnected)."""
+        link = seat.link
+        if link is None:
+            return
+        link.closed = True
+        if self.phase is MatchPhase.FINISHED:
+            return
+        if not seat.forfeited:
+            seat.status = _worse(seat.status, "disconnected")
+            seat.forfeited = True
+        self._resolve(seat, ("gone", reason))
+
+    def protocol_fault(self, seat: Seat, message: str) -> None:
+        """The seat sent something unreadable: it is invalid and forfeits."""
+        if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
+            seat.status = _worse(seat.status, "invalid")
+            seat.strikes += 1
+            seat.forfeited = True
+        if seat.link is not None:
+            seat.link.closed = True
+        self._resolve(seat, ("gone", message))
+
+    # -- answers -----------------------------------------------------------------------------
+
+    def on_answer(self, seat: Seat, answer: bot_pb2.Answer) -> None:
+        """An Answer from the seat's stream; raises ProtocolError when out of turn."""
+        did = answer.decision_id
+        if seat.pending is not None and did == seat.pending_id:
+            self._resolve(seat, ("answer", answer))
+        elif did in seat.expired:
+            return  # a late answer to a decision the referee already settled
+        else:
+            raise ProtocolError(
+                "FAILED_PRECONDITION",
+                f"answer to decision {did} out of turn: "
+                + (
+                    f"the pending decision is {seat.pending_id}"
+                    if seat.pending is not None
+                    else "no decision of this seat is pending"
+                ),
+            )
+
+    def on_error(self, seat: Seat, error: bot_pb2.BotError) -> None:
+        """A BotError from the seat: the bot failed to decide."""
+        if seat.pending is not None and error.decision_id == seat.pending_id:
+            self._resolve(seat, ("error", error.message[:500]))
+        elif error.decision_id not in seat.expired:
+            raise ProtocolError(
+                "FAILED_PRECONDITION", f"error report for decision {error.decision_id} out of turn"
+            )
+
+    def _resolve(self, seat: Seat, outcome: Outcome) -> None:
+        fut = seat.pending
+        if fut is not None and not fut.done():
+            fut.set_result(outcome)
+
+    # -- the match ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Wait for the seats, play the match to its end, and make the record."""
+        try:
+            await self._wait_for_seats()
+            await self._play()
+        except Exception as exc:  # a referee bug must not take the process down
+            log.exception("match %s failed", self.id)
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            await self._finish()
+
+    async def _wait_for_seats(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._all_joined.wait(), self.clock.join_ms / 1000)
+        for seat in self.seats:
+            if seat.link is None and not seat.forfeited:
+                seat.status, seat.forfeited = "disconnected", True
+        self.phase = MatchPhase.RUNNING
+        self._started_ms = int(time.time() * 1000)
+        welcome = bot_pb2.RefereeMessage()
+        w = welcome.welcome
+        w.match_id, w.game = self.id, self.game
+        codec.options_to_proto(self.options, w.options)
+        for seat in self.seats:
+            w.seats.add(seat=seat.index, name=seat.name)
+        w.clock.CopyFrom(codec.clock_to_proto(self.clock))
+        for seat in self.seats:
+            w.your_seat = seat.index
+            await self._send(seat, welcome)
+
+    async def _send(self, seat: Seat, msg: bot_pb2.RefereeMessage) -> bool:
+        link = seat.link
+        if link is None or link.closed:
+            return False
+        try:
+            await link.write(msg)
+        except Exception as exc:  # the stream broke under us
+            self.detach(seat, f"write failed: {exc}")
+            return False
+        return True
+
+    async def _play(self) -> None:
+        state = self.state
+        loop = asyncio.get_running_loop()
+        seats = self.seats
+        rules = self.clock
+        perf = time.perf_counter_ns
+        while (turn := state.to_act()) is not None:
+            t0 = perf()
+            seat = seats[turn]
+            legal = state.legal_actions()
+            did = self._decision_id
+            self._decision_id += 1
+            if seat.forfeited:
+                self._apply(seat, default_action(legal), 0, "forfeited")
+                self.referee_ns.append(perf() - t0)
+                if did % 64 == 0:
+                    await asyncio.sleep(0)  # a played-out seat must not hold up other matches
+                continue
+            texts = [str(a) for a in legal]
+            events = state.events_for(turn, seat.seen)
+            seat.seen = len(state.events)
+            msg = codec.decision_message(
+                did,
+                state.view(turn),
+                texts,
+                events,
+                rules.decision_ms,
+                int(seat.clock.bank_ms),
+            )
+            fut: asyncio.Future[Outcome] = loop.create_future()
+            seat.pending, seat.pending_id = fut, did
+            sent = time.monotonic()
+            ok = await self._send(seat, msg)
+            self.referee_ns.append(perf() - t0)
+            if ok and not fut.done():
+                timer = loop.call_later(
+                    seat.clock.allowance_s(), _expire, fut, ("timeout", "no answer in time")
+                )
+                outcome = await fut
+                timer.cancel()
+            elif fut.done():
+                outcome = fut.result()
+            else:
+                outcome = ("gone", "the stream is closed")
+            elapsed_ms = (time.monotonic() - sent) * 1000
+            seat.pending = None
+            await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
+
+    async def _settle(
+        self,
+        seat: Seat,
+        did: int,
+        legal: list[Action],
+        texts: list[str],
+        outcome: Outcome,
+        elapsed_ms: float,
+    ) -> None:
+        """Apply the seat's answer, or the default action with a strike."""
+        kind, payload = outcome
+        think_us = int(elapsed_ms * 1000)
+        if kind == "answer":
+            in_time = seat.clock.charge(elapsed_ms)
+            if in_time:
+                action, problem = self._pick(payload, legal, texts)
+                if action is not None:
+                    self._apply(seat, action, think_us, "bot")
+                    return
+                fault = "invalid"
+            else:
+                fault, problem = "timeout", f"answered after {elapsed_ms:.0f} ms, out of time"
+        elif kind == "timeout":
+            seat.clock.charge(elapsed_ms)
+            seat.expired.append(did)
+            fault, problem = "timeout", f"no answer within {elapsed_ms:.0f} ms"
+        elif kind == "error":
+            seat.clock.charge(elapsed_ms)
+            fault, problem = "crashed", f"the bot reported an error: {payload}"
+        else:  # gone: detach already marked the seat
+            self._apply(seat, default_action(legal), think_us, "forfeited")
+            return
+        seat.expired.append(did)
+        seat.strikes += 1
+        seat.status = _worse(seat.status, fault)
+        action = default_action(legal)
+        forfeits = seat.strikes > self.clock.strike_limit
+        if forfeits:
+            seat.forfeited = True
+        notice = bot_pb2.RefereeMessage()
+        n = notice.notice
+        n.decision_id = did
+        n.kind = _NOTICE[fault]
+        n.message = problem + (
+            f"; strike {seat.strikes} of {self.clock.strike_limit} allowed"
+            + (": the seat forfeits and the referee plays it from now on" if forfeits else "")
+        )
+        n.played = str(action)
+        n.strikes = seat.strikes
+        if forfeits:
+            n.kind = _NOTICE["forfeited"]
+        await self._send(seat, notice)
+        self._apply(seat, action, think_us, fault)
+
+    def _pick(
+        self, answer: bot_pb2.Answer, legal: list[Action], texts: list[str]
+    ) -> tuple[Action | None, str]:
+        """The legal action an answer names, or None and what is wrong with it."""
+        which = answer.WhichOneof("choice")
+        if which == "index":
+            if answer.index < len(legal):
+                return legal[answer.index], ""
+            return None, f"index {answer.index} is out of range: {len(legal)} legal actions"
+        if which == "text":
+            text = answer.text
+            try:
+                return legal[texts.index(text)], ""
+            except ValueError:
+                pass
+            try:
+                action = self.state.parse_action(text[:300])
+            except EngineError as exc:
+                return None, f"cannot read action {text[:80]!r}: {exc}"
+            if action in legal:
+                return action, ""
+            return None, f"{action} is not a legal action now"
+        return None, "the answer names no action (set index or text)"
+
+    def _apply(self, seat: Seat, action: Action, think_us: int, source: str) -> None:
+        self.state.apply(action)
+        self.actions.append(ActionEntry(seat.index, str(action), think_us, source))
+        if self.watchers:
+            self._publish()
+        else:
+            self._published = len(self.state.events)
+
+    def _publish(self) -> None:
+        events = self.state.events
+        new = [codec.event_to_proto(e) for e in events[self._published :] if e.visible_to is None]
+        self._published = len(events)
+        for q in self.watchers:
+            for e in new:
+                q.put_nowait(e)
+
+    def public_events(self) -> list[common_pb2.Event]:
+        """The public events published so far (for a new watcher)."""
+        events = self.state.events[: self._published]
+        return [codec.event_to_proto(e) for e in events if e.visible_to is None]
+
+    async def _finish(self) -> None:
+        state = self.state
+        result: Result | None = state.result()
+        self.phase = MatchPhase.FINISHED
+        if self.watchers:
+            self._publish()
+        entries = tuple(s.entry() for s in self.seats)
+        self.record = MatchRecord(
+            game=self.game,
+            options=self.options,
+            seed=self.seed,
+            seats=entries,
+            actions=tuple(self.actions),
+            result=result,
+            match_id=self.id,
+            clock=self.clock,
+            started_unix_ms=self._started_ms,
+        )
+        self.result_pb = codec.result_to_proto(result, entries, self.actions)
+        for seat in self.seats:
+            end = bot_pb2.RefereeMessage()
+            end.match_end.result.CopyFrom(self.result_pb)
+            end.match_end.events.extend(
+                codec.event_to_proto(e) for e in state.events_for(seat.index, seat.seen)
+            )
+            await self._send(seat, end)
+            if seat.link is not None:
+                seat.link.finished.set()
+            seat.pending = None
+        for q in self.watchers:
+            q.put_nowait(self.result_pb)
+            q.put_nowait(None)
+        self.done.set()
+
+
+_NOTICE = {
+    "timeout": bot_pb2.NOTICE_KIND_TIMEOUT,
+    "invalid": bot_pb2.NOTICE_KIND_INVALID,
+    "crashed": bot_pb2.NOTICE_KIND_CRASHED,
+    "forfeited": bot_pb2.NOTICE_KIND_FORFEITED,
+}
+
+
+def _expire(fut: asyncio.Future[Outcome], outcome: Outcome) -> None:
+    if not fut.done():
+        fut.set_result(outcome)
+
+
+class Referee:
+    """Every match of one referee process, and the seat tokens that open them."""
+
+    def __init__(self, default_clock: ClockRules | None = None) -> None:
+        self.default_clock = default_clock or ClockRules()
+        self.matches: dict[str, Match] = {}
+        self.tokens: dict[str, tuple[Match, Seat]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._finished: deque[str] = deque()
+
+    def create(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None,
+        seed: int,
+        seat_names: list[str],
+        clock: ClockRules | None = None,
+        match_id: str = "",
+    ) -> Match:
+        """Create and start a match; its seats' tokens are on ``match.seats``."""
+        if match_id and match_id in self.matches:
+            raise ProtocolError("ALREADY_EXISTS", f"match id {match_id!r} is already in use")
+        if len(match_id) > 200:
+            raise ProtocolError("INVALID_ARGUMENT", "a match id has at most 200 characters")
+        if not 0 <= seed < 1 << 64:
+            raise ProtocolError("INVALID_ARGUMENT", f"seed must be in 0..2**64-1, not {seed}")
+        match = Match(
+            match_id or secrets.token_hex(8),
+            game,
+            options,
+            seed,
+            seat_names,
+            clock or self.default_clock,
+        )
+        self.matches[match.id] = match
+        for seat in match.seats:
+            self.tokens[seat.token] = (match, seat)
+        task = asyncio.get_running_loop().create_task(self._run(match))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return match
+
+    async def _run(self, match: Match) -> None:
+        await match.run()
+        self._finished.append(match.id)
+        while len(self._finished) > KEEP_FINISHED:
+            old = self.matches.pop(self._finished.popleft(), None)
+            if old is not None:
+                for seat in old.seats:
+                    self.tokens.pop(seat.token, None)
+
+    def seat_for(self, token: str) -> tuple[Match, Seat]:
+        """The match and seat a token opens; ProtocolError when it opens none."""
+        found = self.tokens.get(token)
+        if found is None:
+            raise ProtocolError("PERMISSION_DENIED", "unknown seat token")
+        return found
+
+    def get(self, match_id: str) -> Match:
+        """The match with this id; ProtocolError NOT_FOUND otherwise."""
+        match = self.matches.get(match_id)
+        if match is None:
+            raise ProtocolError("NOT_FOUND", f"no match {match_id!r} on this referee")
+        return match
+
+    async def close(self) -> None:
+        """Cancel every match still running."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
