@@ -1,0 +1,145 @@
+"""Engine commands: ``arena demo``, ``arena golden``, and ``arena bench engine``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from arena import golden
+from arena.cli import CommandError
+from arena.enginebench import bench_engine
+from referee.engine import game_names, get_game, new_match
+from referee.games.hollywood_gin import HollywoodGin
+from referee.policies import gin_greedy, gin_patient, play_match
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    demo = sub.add_parser("demo", help="play one seeded Hollywood Gin match and print the sheet")
+    demo.add_argument("--seed", type=int, default=2026, help="match seed (default 2026)")
+    demo.set_defaults(func=run_demo)
+
+    gold = sub.add_parser("golden", help="golden match records (tests/golden)")
+    gold.add_argument("action", choices=["regenerate", "check"])
+    gold.add_argument("--dir", default=str(golden.GOLDEN_DIR), help="golden folder")
+    gold.set_defaults(func=run_golden)
+
+    bench = bench_sub.add_parser(
+        "engine", help="random legal play: hands/s and decisions/s (vs a reference)"
+    )
+    bench.add_argument("--game", required=True, choices=game_names())
+    bench.add_argument("--players", type=int, default=None, help="seats (default: the game's)")
+    bench.add_argument("--seconds", type=float, default=3.0, help="seconds per run (default 3)")
+    bench.add_argument("--repeats", type=int, default=3, help="runs per engine (default 3)")
+    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    bench.add_argument("--no-reference", action="store_true", help="skip the reference engine")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(func=run_bench_engine)
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` pairs; values are read as JSON when they parse (ints, bools), else text."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"option {pair!r} must look like key=value")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    console = Console()
+    state = new_match("hollywood-gin", args.seed)
+    assert isinstance(state, HollywoodGin)
+    names = ["greedy", "patient"]
+    console.print(
+        f"[bold]Hollywood Gin[/bold], seed {args.seed}: seat 0 [cyan]greedy[/cyan] "
+        "(knocks as soon as it can) vs seat 1 [magenta]patient[/magenta] (knocks at 3 or less)"
+    )
+    play_match(state, [gin_greedy, gin_patient])
+    table = Table(title="Score sheet (points per column: greedy / patient)")
+    for col in ("hand", "dealer", "result", "winner", "points", "G1", "G2", "G3"):
+        table.add_column(col, justify="right" if col in ("hand", "points") else "left")
+    for line in state.sheet:
+        winner = "-" if line.winner is None else names[line.winner]
+        cols = [f"{a} / {b}" for a, b in line.columns]
+        table.add_row(
+            str(line.number), names[line.dealer], line.kind, winner, str(line.points), *cols
+        )
+    console.print(table)
+    result = state.result()
+    assert result is not None
+    won = result.detail["columns_won"]
+    if result.ranks[0] == result.ranks[1]:
+        console.print(f"Drawn match after {result.detail['hands']} hands.")
+    else:
+        best = result.ranks.index(0)
+        console.print(
+            f"[bold]{names[best]}[/bold] wins the match, {won[best]} columns to "
+            f"{won[1 - best]}, after {result.detail['hands']} hands."
+        )
+    return 0
+
+
+def run_golden(args: argparse.Namespace) -> int:
+    console = Console()
+    if args.action == "regenerate":
+        for path in golden.regenerate(args.dir):
+            console.print(f"wrote {path}")
+        return 0
+    problems = golden.check(args.dir)
+    for problem in problems:
+        console.print(f"[red]{problem}[/red]")
+    if problems:
+        console.print("If the change is intended, run `make golden` and review the diff.")
+        return 1
+    console.print("golden records match")
+    return 0
+
+
+def run_bench_engine(args: argparse.Namespace) -> int:
+    options = parse_options(args.option)
+    spec = get_game(args.game)
+    spec.options(options)  # fail early, with the option named
+    report = bench_engine(
+        args.game,
+        seconds=args.seconds,
+        repeats=args.repeats,
+        seats=args.players,
+        options=options,
+        reference=not args.no_reference,
+    )
+    if args.json:
+        print(json.dumps(report.as_dict()))
+        return 0
+    console = Console()
+    table = Table(
+        title=f"arena bench engine --game {args.game} --players {report.seats} "
+        f"(median of {report.repeats} runs of {report.seconds:g} s)"
+    )
+    for col in ("engine", "hands/s", "decisions/s"):
+        table.add_column(col, justify="left" if col == "engine" else "right")
+    table.add_row(
+        f"rummy-arena {args.game}", f"{report.hands_per_s:,.0f}", f"{report.decisions_per_s:,.0f}"
+    )
+    if report.reference and report.reference_hands_per_s is not None:
+        table.add_row(
+            report.reference,
+            f"{report.reference_hands_per_s:,.0f}",
+            f"{report.reference_decisions_per_s or 0:,.0f}",
+        )
+    console.print(table)
+    if report.ratio is not None:
+        console.print(
+            f"ratio ({report.ratio_metric}, ours / {report.reference}): {report.ratio:.2f}"
+        )
+    elif args.game in ("hollywood-gin", "gin-three") and not args.no_reference:
+        console.print("OpenSpiel is not installed: `make bench` installs it (extra 'bench').")
+    return 0
