@@ -1,0 +1,1055 @@
+"""Rummy 500 (rules R1–R10): 2–8 players, melds and lay-offs scored as they are
+played, deep draws from the spread discard pile, and calls of "Rummy!".
+
+Text forms of the actions (docs/games/rummy-500.md):
+
+    draw stock | draw discard | draw discard N C | decline
+    meld 5H 6H JK=7H | layoff 8H on 2 | layoff JK=8H on 2 | discard C
+    rummy N C | no rummy
+
+``N`` counts discard-pile cards from the top (1 is the top card): ``draw discard
+3 KH`` takes the three top cards, the deepest being KH. Melds on the table are
+numbered from 0 in the order they were made this hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    parse_one_card,
+    split_verb,
+)
+from referee.cards import (
+    CARD_BY_ID,
+    JOKER,
+    Card,
+    CardError,
+    SplitMix64,
+    check_stacked_deck,
+    format_cards,
+    make_deck,
+    parse_card,
+    shuffled_deck,
+)
+from referee.engine import (
+    Action,
+    Event,
+    GameSpec,
+    GameState,
+    IllegalActionError,
+    OptionsError,
+    Result,
+    check_range,
+    ranks_from_scores,
+    register,
+)
+from referee.games.rummy500_melds import (
+    HIGH_ACE,
+    JOKER_VALUE,
+    LOW_ACE_VALUE,
+    RANK13,
+    RANK_VALUES,
+    canonical_slots,
+    ids,
+    meldable,
+    pos_card,
+    run_shape,
+    run_templates,
+    set_shape,
+    set_templates,
+)
+
+JK = 64
+CALL, DRAW, PLAY = 0, 1, 2
+PHASE_NAMES = ("call", "draw", "play")
+SCORINGS = tuple(RANK_VALUES)
+
+
+@dataclass(frozen=True, slots=True)
+class Rummy500Options:
+    """Options of Rummy 500 (R1, R2, R7, R9, R10)."""
+
+    jokers: bool = False
+    scoring: str = "standard"
+    floating: bool = False
+    unplayable_final_discard: bool = False
+    target: int = 500
+    max_turns: int = 300
+    max_hands: int = 200
+
+    def __post_init__(self) -> None:
+        if self.scoring not in SCORINGS:
+            raise OptionsError(
+                f"option 'scoring' must be one of {', '.join(SCORINGS)}, not {self.scoring!r}"
+            )
+        check_range("target", self.target, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+        check_range("max_hands", self.max_hands, 1, 100_000)
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeep(Action):
+    """Take the top ``depth`` cards of the discard pile; ``card``, the deepest, must
+    be melded this turn (R4)."""
+
+    depth: int
+    card: Card
+
+    def __str__(self) -> str:
+        return f"draw discard {self.depth} {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class NewMeld(Action):
+    """Put a new meld on the table (R4, R5). ``slots`` are the cards of the meld in
+    order (runs low to high, sets by suit); bit i of ``jokers`` says slot i is a
+    joker standing for that card."""
+
+    slots: tuple[Card, ...]
+    jokers: int
+
+    def __str__(self) -> str:
+        j = self.jokers
+        return "meld " + " ".join(
+            f"JK={c}" if j >> i & 1 else str(c) for i, c in enumerate(self.slots)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff(Action):
+    """Lay off ``card`` (or a joker standing for it) on table meld number ``meld``."""
+
+    card: Card
+    joker: bool
+    meld: int
+
+    def __str__(self) -> str:
+        return f"layoff {'JK=' if self.joker else ''}{self.card} on {self.meld}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decline(Action):
+    """With the stock empty, take nothing from the discard pile: the hand ends (R7)."""
+
+    def __str__(self) -> str:
+        return "decline"
+
+
+@dataclass(frozen=True, slots=True)
+class CallRummy(Action):
+    """Call "Rummy!" on ``card``, ``depth`` cards from the top of the pile (R6)."""
+
+    depth: int
+    card: Card
+
+    def __str__(self) -> str:
+        return f"rummy {self.depth} {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class NoRummy(Action):
+    """Decline to call rummy (R6)."""
+
+    def __str__(self) -> str:
+        return "no rummy"
+
+
+DECLINE = Decline()
+NO_RUMMY = NoRummy()
+_DEEP: dict[tuple[int, int], DrawDeep] = {}
+_CALLS: dict[tuple[int, int], CallRummy] = {}
+_LAYOFFS: dict[tuple[int, bool, int], LayOff] = {}
+_RUN_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
+_SET_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
+_MELD_CACHE: dict[tuple[int, int], tuple[NewMeld, ...]] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def deep_draw(depth: int, card: int) -> DrawDeep:
+    """The interned DrawDeep action."""
+    key = (depth, card)
+    found = _DEEP.get(key)
+    if found is None:
+        found = _DEEP[key] = DrawDeep(depth, CARD_BY_ID[card])
+    return found
+
+
+def call_rummy(depth: int, card: int) -> CallRummy:
+    """The interned CallRummy action."""
+    key = (depth, card)
+    found = _CALLS.get(key)
+    if found is None:
+        found = _CALLS[key] = CallRummy(depth, CARD_BY_ID[card])
+    return found
+
+
+def lay_off(card: int, joker: bool, meld: int) -> LayOff:
+    """The interned LayOff action."""
+    key = (card, joker, meld)
+    found = _LAYOFFS.get(key)
+    if found is None:
+        found = _LAYOFFS[key] = LayOff(CARD_BY_ID[card], joker, meld)
+    return found
+
+
+def _runs_of_suit(suit: int, r13: int, jokers: int) -> tuple[NewMeld, ...]:
+    key = (suit, r13, jokers)
+    found = _RUN_ACTIONS.get(key)
+    if found is None:
+        b14 = r13 | ((r13 & 1) << HIGH_ACE)
+        found = tuple(
+            NewMeld(tuple(CARD_BY_ID[pos_card(suit, p)] for p in positions), jmask)
+            for positions, jmask in run_templates(b14, jokers)
+        )
+        _RUN_ACTIONS[key] = found
+    return found
+
+
+def _sets_of_rank(rank: int, q: int, jokers: int) -> tuple[NewMeld, ...]:
+    key = (rank, q, jokers)
+    found = _SET_ACTIONS.get(key)
+    if found is None:
+        found = tuple(
+            NewMeld(tuple(CARD_BY_ID[s * 16 + rank] for s in suits), jmask)
+            for suits, jmask in set_templates(q, jokers)
+        )
+        _SET_ACTIONS[key] = found
+    return found
+
+
+def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
+    """Every new meld a hand of distinct naturals ``mask`` and ``jokers`` jokers can
+    make (R5), in a stable order: runs by suit, then sets by rank."""
+    key = (mask, jokers)
+    found = _MELD_CACHE.get(key)
+    if found is not None:
+        return found
+    a = mask & RANK13
+    b = (mask >> 16) & RANK13
+    c = (mask >> 32) & RANK13
+    d = (mask >> 48) & RANK13
+    out: list[NewMeld] = []
+    for suit, r in ((0, a), (1, b), (2, c), (3, d)):
+        if not r:
+            continue
+        if jokers == 0:
+            b14 = r | ((r & 1) << HIGH_ACE)
+            if not b14 & (b14 >> 1) & (b14 >> 2):
+                continue
+        out.extend(_runs_of_suit(suit, r, jokers))
+    if jokers == 0:
+        ranks = (a & b & (c | d)) | (c & d & (a | b))
+    elif jokers == 1:
+        ranks = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+    else:
+        ranks = a | b | c | d
+    while ranks:
+        low = ranks & -ranks
+        r = low.bit_length() - 1
+        ranks ^= low
+        q = (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3
+        out.extend(_sets_of_rank(r, q, jokers))
+    found = tuple(out)
+    if len(_MELD_CACHE) > _CACHE_LIMIT:
+        _MELD_CACHE.clear()
+    _MELD_CACHE[key] = found
+    return found
+
+
+def _parse_slot(token: str) -> tuple[Card, bool]:
+    text = token.strip()
+    joker = text.upper().startswith("JK=")
+    try:
+        card = parse_card(text[3:] if joker else text)
+    except CardError as exc:
+        raise IllegalActionError(str(exc)) from exc
+    if card == JK:
+        raise IllegalActionError("write a joker as JK=C, naming the card C it stands for (R5)")
+    return card, joker
+
+
+def parse_rummy500_action(text: str) -> Action:
+    """Parse the text of a Rummy 500 action (docs/games/rummy-500.md)."""
+    verb, rest = split_verb(text)
+    words = rest.split()
+    low = [w.lower() for w in words]
+    if verb == "draw":
+        if low == ["stock"]:
+            return DRAW_STOCK
+        if low == ["discard"]:
+            return DRAW_DISCARD
+        if len(words) == 3 and low[0] == "discard":
+            depth = _parse_depth(words[1], "draw discard")
+            if depth == 1:
+                raise IllegalActionError("the top card is drawn with 'draw discard' (R4)")
+            return deep_draw(depth, parse_one_card("draw discard", words[2]))
+        raise IllegalActionError(
+            f"bad draw {text!r}: write 'draw stock', 'draw discard' or 'draw discard N C'"
+        )
+    if verb == "discard":
+        return DISCARDS[parse_one_card("discard", rest)]
+    if verb == "meld":
+        parsed = [_parse_slot(w) for w in words]
+        flags = {int(c): j for c, j in parsed}
+        if len(flags) != len(parsed):
+            raise IllegalActionError(f"{rest!r} names a card twice: not a meld (R5)")
+        if all(flags.values()):
+            raise IllegalActionError("a meld needs at least one natural card (R5)")
+        slots = canonical_slots([c for c, _ in parsed])
+        if slots is None:
+            raise IllegalActionError(f"{rest!r} is not a set or a run (C3, R5)")
+        jmask = sum(1 << i for i, c in enumerate(slots) if flags[int(c)])
+        return NewMeld(slots, jmask)
+    if verb == "layoff":
+        if len(words) != 3 or low[1] != "on":
+            raise IllegalActionError(f"bad lay-off {text!r}: write 'layoff C on N' or 'JK=C'")
+        card, joker = _parse_slot(words[0])
+        return lay_off(card, joker, _parse_depth(words[2], "layoff", 0))
+    if verb == "decline" and not words:
+        return DECLINE
+    if verb == "rummy":
+        if len(words) != 2:
+            raise IllegalActionError(f"bad call {text!r}: write 'rummy N C' (R6)")
+        return call_rummy(_parse_depth(words[0], "rummy"), parse_one_card("rummy", words[1]))
+    if verb == "no" and low == ["rummy"]:
+        return NO_RUMMY
+    raise IllegalActionError(
+        f"unknown action {text!r}; Rummy 500 actions are: draw stock, draw discard, "
+        "draw discard N C, decline, meld CARDS, layoff C on N, discard C, rummy N C, no rummy"
+    )
+
+
+def _parse_depth(word: str, what: str, least: int = 1) -> int:
+    if not word.isdigit() or int(word) < least:
+        raise IllegalActionError(f"{what!r} needs a whole number of at least {least}, not {word!r}")
+    return int(word)
+
+
+# -- the table -----------------------------------------------------------------------------
+
+
+class TableMeld:
+    """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
+
+    __slots__ = ("accept", "hi", "is_run", "key", "lo", "placed", "suits")
+
+    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int) -> None:
+        shape = run_shape(slots)
+        self.is_run = shape is not None
+        self.placed = [
+            (int(c), JK if jokers >> i & 1 else int(c), seat) for i, c in enumerate(slots)
+        ]
+        if shape is not None:
+            self.key, self.lo, self.hi = shape  # key: the suit
+            self.suits = 0
+        else:
+            sshape = set_shape(slots)
+            assert sshape is not None
+            self.key, self.suits = sshape  # key: the rank
+            self.lo = self.hi = 0
+        self.accept = self._accept()
+
+    def _accept(self) -> int:
+        """The cards that may be laid off on this meld now, as a mask."""
+        if not self.is_run:
+            if len(self.placed) >= 4:
+                return 0
+            acc = 0
+            for s in range(4):
+                if not self.suits >> s & 1:
+                    acc |= 1 << (s * 16 + self.key)
+            return acc
+        lo, hi = self.lo, self.hi
+        short = hi - lo < 12
+        low_ok = short and lo >= 1
+        high_ok = short and hi <= 12
+        if low_ok and high_ok and lo == 1 and hi == 12:
+            low_ok = False  # ruling: an ace on 2..K goes high (see run_templates)
+        acc = 0
+        if low_ok:
+            acc |= 1 << pos_card(self.key, lo - 1)
+        if high_ok:
+            acc |= 1 << pos_card(self.key, hi + 1)
+        return acc
+
+    def add(self, card: int, actual: int, seat: int) -> int:
+        """Lay off ``card`` (``actual`` is JK for a joker); returns its run position
+        (or -1 in a set)."""
+        if not self.is_run:
+            self.suits |= 1 << (card >> 4)
+            self.placed.append((card, actual, seat))
+            self.placed.sort(key=lambda t: t[0] >> 4)
+            self.accept = self._accept()
+            return -1
+        rank = card & 15
+        pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
+        if pos == self.lo - 1:
+            self.lo = pos
+            self.placed.insert(0, (card, actual, seat))
+        else:
+            self.hi = pos
+            self.placed.append((card, actual, seat))
+        self.accept = self._accept()
+        return pos
+
+    def run_bounds(self) -> tuple[int, int, int]:
+        """(suit, low, high) of a run."""
+        return self.key, self.lo, self.hi
+
+
+# -- views ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedView:
+    """One card of a table meld: the card lying there (JK for a joker), the card it
+    stands for, and the seat that played it (and scores it, R4)."""
+
+    card: Card
+    stands_for: Card
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class MeldView:
+    """A meld on the table, numbered from 0 in the order melds were made this hand."""
+
+    index: int
+    kind: str  # "set" or "run"
+    cards: tuple[PlacedView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """One seat's view of the hand in play."""
+
+    number: int
+    dealer: int
+    phase: str  # call, draw, play
+    turn: int  # the seat whose turn it is (the discarder while calls are asked)
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    known: tuple[tuple[Card, ...], ...]  # per seat, cards seen taken from the pile
+    melds: tuple[MeldView, ...]
+    discard_pile: tuple[Card, ...]  # bottom first; the last card is the top
+    stock_size: int
+    melded_points: tuple[int, ...]  # per seat, this hand so far (R8)
+    floating: tuple[bool, ...]  # R10 floating: no cards, hand goes on
+    must_meld: Card | None  # a deep-drawn or called card not yet melded (R4, R6)
+    must_meld_now: bool  # called: the next action must meld it (R6)
+    may_not_discard: Card | None  # drawn alone from the pile this turn (R4)
+    rummy_calls: tuple[str, ...]  # the calls open while calls are asked (R6)
+    turns: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeView:
+    """A finished hand, shown to everyone (R7, R8)."""
+
+    number: int
+    reason: str
+    went_out: int | None
+    melded_points: tuple[int, ...]
+    left_in_hand: tuple[tuple[Card, ...], ...]
+    left_points: tuple[int, ...]
+    hand_scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rummy500View:
+    """What one seat may know of a Rummy 500 match (C9)."""
+
+    game: str
+    seat: int
+    to_act: int | None
+    scores: tuple[int, ...]
+    hands_played: int
+    hand: HandView | None  # None once the match is over
+    last_hand: OutcomeView | None
+    legal_actions: tuple[str, ...]
+
+
+# -- the game ------------------------------------------------------------------------------
+
+
+def deck_for(options: Rummy500Options, seats: int) -> list[Card]:
+    """The cards of one deal (R1): one pack for 2–4 players, two for 5–8, with two
+    jokers per pack when ``jokers`` is on."""
+    return make_deck(2 if seats >= 5 else 1, 2 if options.jokers else 0)
+
+
+class Rummy500(GameState):
+    """A Rummy 500 match."""
+
+    game = "rummy-500"
+
+    def __init__(
+        self, options: Rummy500Options, seed: int, seats: int, decks: list[list[Card]]
+    ) -> None:
+        self.options = options
+        self.seed = seed
+        self.num_seats = seats
+        self.events: list[Event] = []
+        self._rng = SplitMix64(seed)
+        self._packs = 2 if seats >= 5 else 1
+        self._jokers_per_pack = 2 if options.jokers else 0
+        expected = deck_for(options, seats)
+        self._decks = [check_stacked_deck(d, expected) for d in decks]
+        self._values = RANK_VALUES[options.scoring]
+        self._private = [frozenset((s,)) for s in range(seats)]
+        self.scores = [0] * seats
+        self.hands_played = 0
+        self.last_outcome: OutcomeView | None = None
+        self.over = False
+        self._legal: list[Action] | None = None
+        dealer = self._rng.below(seats)  # R3: the first dealer is random
+        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self._deal(dealer)
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    def _deal(self, dealer: int) -> None:
+        """Deal a hand (R3)."""
+        n = self.num_seats
+        if self._decks:
+            deck = self._decks.pop(0)
+        else:
+            deck = shuffled_deck(self._rng, self._packs, self._jokers_per_pack)
+        self.number = self.hands_played + 1
+        self.dealer = dealer
+        self.m1 = [0] * n  # cards held at least once
+        self.m2 = [0] * n  # cards held twice (two decks)
+        self.jk = [0] * n  # jokers held
+        self.size = [0] * n
+        self.known: list[dict[int, int]] = [{} for _ in range(n)]
+        size = 13 if n == 2 else 7
+        pos = 0
+        for _ in range(size):
+            for k in range(1, n + 1):
+                self._add((dealer + k) % n, deck[pos])
+                pos += 1
+        self.pile: list[Card] = [deck[pos]]
+        self.stock = deck
+        self.stock_pos = pos + 1
+        self.table: list[TableMeld] = []
+        self.accept = 0
+        self.joker_ok = False
+        self.runs: list[tuple[int, int, int]] = []
+        self.melded = [0] * n
+        self.turns = 0
+        self.pending = -1
+        self.at_once = False
+        self.forbidden = -1
+        self.discarder = -1
+        self.asker = -1
+        self.calls: tuple[Action, ...] = ()
+        events = self.events
+        events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
+        for s in range(n):
+            events.append(Event(s, f"dealt {format_cards(self._hand_cards(s))}", self._private[s]))
+        events.append(Event(None, f"upcard {self.pile[-1]}"))
+        self._start_turn((dealer + 1) % n)
+
+    def _start_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.phase = DRAW
+        self.pending = -1
+        self.at_once = False
+        self.forbidden = -1
+
+    # -- hand multisets --------------------------------------------------------------------
+
+    def _add(self, seat: int, card: int) -> None:
+        if card == JK:
+            self.jk[seat] += 1
+        else:
+            bit = 1 << card
+            if self.m1[seat] & bit:
+                self.m2[seat] |= bit
+            else:
+                self.m1[seat] |= bit
+        self.size[seat] += 1
+
+    def _remove(self, seat: int, card: int) -> None:
+        if card == JK:
+            self.jk[seat] -= 1
+        else:
+            bit = 1 << card
+            if self.m2[seat] & bit:
+                self.m2[seat] ^= bit
+            else:
+                self.m1[seat] ^= bit
+        self.size[seat] -= 1
+        known = self.known[seat]
+        if card in known:
+            if known[card] == 1:
+                del known[card]
+            else:
+                known[card] -= 1
+
+    def _hand_cards(self, seat: int) -> list[Card]:
+        out = []
+        for cid in ids(self.m1[seat]):
+            out.append(CARD_BY_ID[cid])
+            if self.m2[seat] >> cid & 1:
+                out.append(CARD_BY_ID[cid])
+        out.extend([JOKER] * self.jk[seat])
+        return out
+
+    def _hand_value(self, seat: int) -> int:
+        values = self._values
+        total = JOKER_VALUE * self.jk[seat]
+        for cid in ids(self.m1[seat]):
+            total += values[cid & 15] * (2 if self.m2[seat] >> cid & 1 else 1)
+        return total
+
+    def _take_from_pile(self, seat: int, depth: int) -> list[Card]:
+        taken = self.pile[-depth:]
+        del self.pile[-depth:]
+        known = self.known[seat]
+        for c in taken:
+            self._add(seat, c)
+            known[c] = known.get(c, 0) + 1
+        return taken
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        if self.over:
+            return None
+        return self.asker if self.phase == CALL else self.turn
+
+    def parse_action(self, text: str) -> Action:
+        return parse_rummy500_action(text)
+
+    def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            if self.over:
+                legal = []
+            elif self.phase == PLAY:
+                legal = self._play_actions()
+            elif self.phase == DRAW:
+                legal = self._draw_actions()
+            else:
+                legal = [*self.calls, NO_RUMMY]
+            self._legal = legal
+        return list(legal)
+
+    def _layable(self, card: int) -> bool:
+        return self.joker_ok if card == JK else bool(self.accept >> card & 1)
+
+    def _draw_actions(self) -> list[Action]:
+        """R4 draws, deep draws only where the card can be melded this turn; R7 decline."""
+        seat = self.turn
+        out: list[Action] = []
+        stock_left = self.stock_pos < len(self.stock)
+        if stock_left:
+            out.append(DRAW_STOCK)
+        pile = self.pile
+        if pile:
+            top = pile[-1]
+            # a player with no cards could neither meld nor discard a lone top card
+            if self.size[seat] or self._layable(top):
+                out.append(DRAW_DISCARD)
+            if len(pile) > 1:
+                pool = self.m1[seat]
+                jokers = self.jk[seat]
+                if top == JK:
+                    jokers += 1
+                else:
+                    pool |= 1 << top
+                accept, joker_ok, runs = self.accept, self.joker_ok, self.runs
+                depth = 1
+                for i in range(len(pile) - 2, -1, -1):
+                    depth += 1
+                    c = pile[i]
+                    if meldable(c, pool, jokers, accept, joker_ok, runs):
+                        out.append(deep_draw(depth, c))
+                    if c == JK:
+                        jokers += 1
+                    else:
+                        pool |= 1 << c
+        if not stock_left:
+            out.append(DECLINE)
+        return out
+
+    def _play_actions(self) -> list[Action]:
+        seat = self.turn
+        m = self.m1[seat]
+        jokers = self.jk[seat]
+        out: list[Action] = list(meld_actions(m, jokers))
+        if (self.accept & m) or (jokers and self.joker_ok):
+            for i, tm in enumerate(self.table):
+                acc = tm.accept
+                if not acc:
+                    continue
+                for cid in ids(acc & m):
+                    out.append(lay_off(cid, False, i))
+                if jokers:
+                    for cid in ids(acc):
+                        out.append(lay_off(cid, True, i))
+        pending = self.pending
+        if pending >= 0:
+            if self.at_once:
+                return [a for a in out if _holds(a, pending)]
+            return [a for a in out if _holds(a, pending) or self._still_meldable(a, pending)]
+        forbidden = self.forbidden
+        if forbidden >= 0 and (
+            (forbidden == JK and jokers >= 2)
+            or (forbidden != JK and self.m2[seat] >> forbidden & 1)
+        ):
+            forbidden = -1  # a second copy may go (R4 forbids only the card drawn)
+        if forbidden >= 0:
+            # never leave the lone card drawn from the pile as the whole hand unless
+            # it can then be laid off: it could neither be discarded nor melded
+            size = self.size[seat]
+            out = [
+                a
+                for a in out
+                if size - _count(a) != 1
+                or _holds(a, forbidden)
+                or self._still_meldable(a, forbidden)
+            ]
+        last = self.size[seat] == 1 and self.options.unplayable_final_discard
+        for cid in ids(m):
+            if cid != forbidden and not (last and self.accept >> cid & 1):
+                out.append(DISCARDS[cid])
+        if jokers and forbidden != JK and not (last and self.joker_ok):
+            out.append(DISCARDS[JK])
+        return out
+
+    def _still_meldable(self, action: Action, card: int) -> bool:
+        """Whether ``card`` can still be melded this turn after ``action`` (R4)."""
+        seat = self.turn
+        m1, m2, jokers = self.m1[seat], self.m2[seat], self.jk[seat]
+        runs = list(self.runs)
+        accept = 0
+        joker_ok = False
+        if isinstance(action, NewMeld):
+            for i, c in enumerate(action.slots):
+                if action.jokers >> i & 1:
+                    jokers -= 1
+                elif m2 >> c & 1:
+                    m2 ^= 1 << c
+                else:
+                    m1 ^= 1 << c
+            new = TableMeld(action.slots, action.jokers, seat)
+            others = self.table
+            if new.is_run:
+                runs.append(new.run_bounds())
+            accept = new.accept
+            joker_ok = bool(new.accept)
+        else:
+            assert isinstance(action, LayOff)
+            c = action.card
+            if action.joker:
+                jokers -= 1
+            elif m2 >> c & 1:
+                m2 ^= 1 << c
+            else:
+                m1 ^= 1 << c
+            target = self.table[action.meld]
+            changed = TableMeld.__new__(TableMeld)
+            for name in TableMeld.__slots__:
+                setattr(changed, name, getattr(target, name))
+            changed.placed = list(target.placed)
+            changed.add(c, JK if action.joker else c, seat)
+            others = [tm for i, tm in enumerate(self.table) if i != action.meld]
+            if changed.is_run:
+                runs = [tm.run_bounds() for tm in others if tm.is_run] + [changed.run_bounds()]
+            accept = changed.accept
+            joker_ok = bool(changed.accept)
+        for tm in others:
+            accept |= tm.accept
+            joker_ok = joker_ok or bool(tm.accept)
+        return meldable(card, m1, jokers, accept, joker_ok, runs)
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        self._legal = None
+        seat = self.turn
+        kind = type(action)
+        events = self.events
+        if kind is Discard:
+            assert isinstance(action, Discard)
+            card = action.card
+            self._remove(seat, card)
+            self.pile.append(card)
+            events.append(Event(seat, f"discard {card}"))
+            if self.size[seat] == 0:
+                self._end_hand("went out", seat)
+            else:
+                self._end_turn(seat, True)
+        elif kind is DrawStock:
+            card = self.stock[self.stock_pos]
+            self.stock_pos += 1
+            self._add(seat, card)
+            self.phase = PLAY
+            events.append(Event(seat, "draw stock"))
+            events.append(Event(seat, f"drew {card}", self._private[seat]))
+        elif kind is NewMeld or kind is LayOff:
+            self._place(seat, action)
+        elif kind is DrawDiscard:
+            card = self._take_from_pile(seat, 1)[0]
+            self.forbidden = card
+            self.phase = PLAY
+            events.append(Event(seat, f"draw discard {card}"))
+        elif kind is DrawDeep:
+            assert isinstance(action, DrawDeep)
+            taken = self._take_from_pile(seat, action.depth)
+            self.pending = action.card
+            self.phase = PLAY
+            events.append(Event(seat, f"{action}: takes {format_cards(taken)}"))
+        elif kind is NoRummy:
+            events.append(Event(self.asker, "no rummy"))
+            nxt = (self.asker + 1) % self.num_seats
+            if nxt == self.discarder:
+                self._start_turn((self.discarder + 1) % self.num_seats)
+            else:
+                self.asker = nxt
+        elif kind is CallRummy:
+            assert isinstance(action, CallRummy)
+            caller = self.asker
+            taken = self._take_from_pile(caller, action.depth)
+            events.append(Event(caller, f"{action}: takes {format_cards(taken)}"))
+            self._start_turn(caller)
+            self.phase = PLAY
+            self.pending = action.card
+            self.at_once = True
+            if action.depth == 1:
+                self.forbidden = action.card
+        elif kind is Decline:
+            events.append(Event(seat, "decline"))
+            self._end_hand("stock empty and the player declined", None)
+        else:  # pragma: no cover - the referee checks legality first
+            raise IllegalActionError(f"{action} is not a Rummy 500 action")
+
+    def _place(self, seat: int, action: Action) -> None:
+        """A new meld or a lay-off (R4, R5): cards leave the hand and score for ``seat``."""
+        values = self._values
+        points = 0
+        if isinstance(action, NewMeld):
+            tm = TableMeld(action.slots, action.jokers, seat)
+            for i, c in enumerate(action.slots):
+                if action.jokers >> i & 1:
+                    self._remove(seat, JK)
+                    points += JOKER_VALUE
+                else:
+                    self._remove(seat, c)
+                    low_ace = tm.is_run and i == 0 and tm.lo == 0
+                    points += LOW_ACE_VALUE if low_ace else values[c & 15]
+            self.table.append(tm)
+        else:
+            assert isinstance(action, LayOff)
+            tm = self.table[action.meld]
+            actual = JK if action.joker else int(action.card)
+            self._remove(seat, actual)
+            pos = tm.add(action.card, actual, seat)
+            if action.joker:
+                points = JOKER_VALUE
+            else:
+                points = LOW_ACE_VALUE if pos == 0 else values[action.card & 15]
+        met = self.pending >= 0 and _holds(action, self.pending)
+        self.melded[seat] += points
+        self.events.append(Event(seat, str(action)))
+        self._table_changed()
+        if met:
+            self.pending = -1
+            self.at_once = False
+        if self.forbidden >= 0 and _holds(action, self.forbidden):
+            self.forbidden = -1  # melded; a second copy left in hand may be discarded
+        if self.size[seat] == 0:
+            if self.options.floating:  # R10: the player floats until their next turn
+                self.events.append(Event(seat, "floats"))
+                self._end_turn(seat, False)
+            else:
+                self._end_hand("went out", seat)
+
+    def _table_changed(self) -> None:
+        accept = 0
+        runs = []
+        for tm in self.table:
+            accept |= tm.accept
+            if tm.is_run:
+                runs.append(tm.run_bounds())
+        self.accept = accept
+        self.joker_ok = any(tm.accept for tm in self.table)
+        self.runs = runs
+
+    def _end_turn(self, seat: int, discarded: bool) -> None:
+        self.turns += 1
+        if self.turns >= self.options.max_turns:
+            self._end_hand("turn cap", None)
+            return
+        if discarded:
+            calls = self._rummy_calls()
+            if calls:  # R6: ask the others in order from the discarder's left
+                self.calls = calls
+                self.discarder = seat
+                self.asker = (seat + 1) % self.num_seats
+                self.phase = CALL
+                self.turn = seat
+                return
+        self._start_turn((seat + 1) % self.num_seats)
+
+    def _rummy_calls(self) -> tuple[Action, ...]:
+        """The discard-pile cards that can be melded with no card from a hand: laid
+        off on a table meld as it lies, or in a new meld with cards above them (R6)."""
+        pool = 0
+        jokers = 0
+        accept, joker_ok = self.accept, self.joker_ok
+        out: list[Action] = []
+        pile = self.pile
+        for depth, c in enumerate(reversed(pile), 1):
+            if meldable(c, pool, jokers, accept, joker_ok, ()):
+                out.append(call_rummy(depth, c))
+            if c == JK:
+                jokers += 1
+            else:
+                pool |= 1 << c
+        return tuple(out)
+
+    def _end_hand(self, reason: str, went_out: int | None) -> None:
+        """Score the hand (R8) and end the match (R9) or deal the next hand (R3)."""
+        n = self.num_seats
+        left = tuple(tuple(self._hand_cards(s)) for s in range(n))
+        left_points = tuple(self._hand_value(s) for s in range(n))
+        hand_scores = tuple(self.melded[s] - left_points[s] for s in range(n))
+        for s in range(n):
+            self.scores[s] += hand_scores[s]
+        self.hands_played += 1
+        self.last_outcome = OutcomeView(
+            self.number, reason, went_out, tuple(self.melded), left, left_points, hand_scores
+        )
+        events = self.events
+        who = "" if went_out is None else f"seat {went_out} "
+        events.append(Event(None, f"hand {self.number} over: {who}{reason}"))
+        for s in range(n):
+            events.append(
+                Event(
+                    None,
+                    f"seat {s} holds [{format_cards(left[s])}]: "
+                    f"{self.melded[s]} melded - {left_points[s]} = {hand_scores[s]}, "
+                    f"total {self.scores[s]}",
+                )
+            )
+        self.calls = ()
+        top = max(self.scores)
+        won = top >= self.options.target and self.scores.count(top) == 1
+        if won or self.hands_played >= self.options.max_hands:
+            self.over = True
+            events.append(Event(None, "match over"))
+            return
+        self._deal((self.dealer + 1) % n)
+
+    # -- views and result ------------------------------------------------------------------
+
+    def view(self, seat: int) -> Rummy500View:
+        over = self.over
+        to_act = self.to_act()
+        return Rummy500View(
+            game=self.game,
+            seat=seat,
+            to_act=to_act,
+            scores=tuple(self.scores),
+            hands_played=self.hands_played,
+            hand=None if over else self._hand_view(seat),
+            last_hand=self.last_outcome,
+            legal_actions=tuple(str(a) for a in self.legal_actions()) if to_act == seat else (),
+        )
+
+    def _hand_view(self, seat: int) -> HandView:
+        n = self.num_seats
+        melds = tuple(
+            MeldView(
+                i,
+                "run" if tm.is_run else "set",
+                tuple(PlacedView(CARD_BY_ID[a], CARD_BY_ID[c], s) for c, a, s in tm.placed),
+            )
+            for i, tm in enumerate(self.table)
+        )
+        known = tuple(
+            tuple(CARD_BY_ID[c] for c in sorted(k) for _ in range(k[c])) for k in self.known
+        )
+        play = self.phase == PLAY
+        return HandView(
+            number=self.number,
+            dealer=self.dealer,
+            phase=PHASE_NAMES[self.phase],
+            turn=self.turn,
+            hand=tuple(self._hand_cards(seat)),
+            hand_sizes=tuple(self.size),
+            known=known,
+            melds=melds,
+            discard_pile=tuple(self.pile),
+            stock_size=len(self.stock) - self.stock_pos,
+            melded_points=tuple(self.melded),
+            floating=tuple(self.options.floating and self.size[s] == 0 for s in range(n)),
+            must_meld=CARD_BY_ID[self.pending] if play and self.pending >= 0 else None,
+            must_meld_now=play and self.at_once,
+            may_not_discard=CARD_BY_ID[self.forbidden] if play and self.forbidden >= 0 else None,
+            rummy_calls=tuple(str(a) for a in self.calls) if self.phase == CALL else (),
+            turns=self.turns,
+        )
+
+    def result(self) -> Result | None:
+        if not self.over:
+            return None
+        top = max(self.scores)
+        winner = self.scores.index(top) if self.scores.count(top) == 1 else None
+        return Result(
+            ranks=ranks_from_scores(self.scores),
+            scores=tuple(self.scores),
+            detail={
+                "hands": self.hands_played,
+                "winner": winner,
+                "target_reached": top >= self.options.target,
+            },
+        )
+
+
+def _count(action: Action) -> int:
+    """How many cards a meld or lay-off action takes from the hand."""
+    return len(action.slots) if isinstance(action, NewMeld) else 1
+
+
+def _holds(action: Action, card: int) -> bool:
+    """Whether a meld or lay-off action places ``card`` (a joker when ``card`` is JK)."""
+    if isinstance(action, LayOff):
+        return action.joker if card == JK else (not action.joker and action.card == card)
+    assert isinstance(action, NewMeld)
+    if card == JK:
+        return action.jokers != 0
+    return any(c == card and not action.jokers >> i & 1 for i, c in enumerate(action.slots))
+
+
+SPEC = register(
+    GameSpec(
+        name="rummy-500",
+        title="Rummy 500",
+        min_seats=2,
+        max_seats=8,
+        options_type=Rummy500Options,
+        factory=Rummy500,
+        deck=deck_for,
+        default_seats=4,
+        test_variants=(
+            {"max_hands": 2},
+            {"max_hands": 2, "jokers": True, "scoring": "5-10-15"},
+            {"max_hands": 2, "jokers": True, "floating": True, "unplayable_final_discard": True},
+            {"max_hands": 3, "max_turns": 12, "target": 40, "floating": True},
+        ),
+    )
+)
