@@ -7,7 +7,10 @@ Cards travel as their C2 text, actions as their text form.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
+import typing
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -393,6 +396,97 @@ def _gin_three_from_proto(msg: views_pb2.GinThreeView, legal: tuple[str, ...]) -
     )
 
 
+# -- views mapped field by field -------------------------------------------------------------
+#
+# The Gin views above are translated by hand (they are the hot path of the
+# benchmark). The other games' views map by field name: a dataclass field goes
+# to the message field of the same name, cards become C2 strings, nested
+# dataclasses submessages, None an unset optional; ``game`` and
+# ``legal_actions`` are carried elsewhere in the Decision.
+
+
+def dataclass_to_proto(value: Any, out: Any) -> None:
+    """Fill message ``out`` from the fields of dataclass ``value`` of the same names."""
+    fields = out.DESCRIPTOR.fields_by_name
+    for f in dataclasses.fields(value):
+        if f.name not in fields:
+            continue
+        v = getattr(value, f.name)
+        if v is None:
+            continue
+        if isinstance(v, Card):
+            setattr(out, f.name, CARD_TEXT[v])
+        elif dataclasses.is_dataclass(v):
+            dataclass_to_proto(v, getattr(out, f.name))
+        elif isinstance(v, tuple):
+            if not v:
+                continue
+            target = getattr(out, f.name)
+            first = v[0]
+            if dataclasses.is_dataclass(first):
+                for item in v:
+                    dataclass_to_proto(item, target.add())
+            elif isinstance(first, Card):
+                target.extend([CARD_TEXT[c] for c in v])
+            else:
+                target.extend(v)
+        else:
+            setattr(out, f.name, v)
+
+
+def dataclass_from_proto(cls: type, msg: Any, extra: Mapping[str, Any]) -> Any:
+    """The dataclass ``cls`` from message ``msg``; ``extra`` fills fields the message lacks."""
+    hints = _hints(cls)
+    fields = msg.DESCRIPTOR.fields_by_name
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in fields:
+            kwargs[f.name] = extra.get(f.name)
+            continue
+        hint = hints[f.name]
+        args = typing.get_args(hint)
+        optional = type(None) in args
+        if optional and not msg.HasField(f.name):
+            kwargs[f.name] = None
+            continue
+        if optional:
+            hint = next(a for a in args if a is not type(None))
+        kwargs[f.name] = _decode_value(hint, getattr(msg, f.name))
+    return cls(**kwargs)
+
+
+def _decode_value(hint: Any, value: Any) -> Any:
+    if hint is Card:
+        return parse_card(value)
+    if dataclasses.is_dataclass(hint):
+        return dataclass_from_proto(hint, value, {})  # type: ignore[arg-type]
+    if typing.get_origin(hint) is tuple:
+        item = typing.get_args(hint)[0]
+        if item is Card:
+            return cards_from(value)
+        if dataclasses.is_dataclass(item):
+            return tuple(dataclass_from_proto(item, v, {}) for v in value)  # type: ignore[arg-type]
+        return tuple(value)
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = typing.get_type_hints(cls)
+    return found
+
+
+def _by_field(view_type: type, oneof: str) -> Callable[[Any, views_pb2.PlayerView], None]:
+    def encode(view: Any, out: views_pb2.PlayerView) -> None:
+        dataclass_to_proto(view, getattr(out, oneof))
+
+    return encode
+
+
 #: view dataclass -> the function that fills its field of PlayerView
 _VIEW_ENCODERS: dict[type, Callable[[Any, views_pb2.PlayerView], None]] = {
     HollywoodView: _hollywood_to_proto,
@@ -403,6 +497,32 @@ _VIEW_DECODERS: dict[str, tuple[str, Callable[[Any, tuple[str, ...]], Any]]] = {
     "hollywood_gin": ("hollywood-gin", _hollywood_from_proto),
     "gin_three": ("gin-three", _gin_three_from_proto),
 }
+
+
+def _register_mapped(game: str, view_type: type, oneof: str) -> None:
+    _VIEW_ENCODERS[view_type] = _by_field(view_type, oneof)
+    _VIEW_DECODERS[oneof] = (
+        game,
+        lambda msg, legal: dataclass_from_proto(
+            view_type, msg, {"game": game, "legal_actions": legal}
+        ),
+    )
+
+
+def _register_other_games() -> None:
+    """The games whose views map by field name, when their engines are present."""
+    games = importlib.import_module("referee.games")
+    for module_name, game, view_name, oneof in (
+        ("flip_flop", "flip-flop", "FlipFlopView", "flip_flop"),
+        ("rummy500", "rummy-500", "Rummy500View", "rummy_500"),
+    ):
+        module = getattr(games, module_name, None)
+        view_type = getattr(module, view_name, None)
+        if isinstance(view_type, type) and oneof in views_pb2.PlayerView.DESCRIPTOR.fields_by_name:
+            _register_mapped(game, view_type, oneof)
+
+
+_register_other_games()
 
 
 def view_to_proto(view: Any, out: views_pb2.PlayerView | None = None) -> views_pb2.PlayerView:

@@ -14,6 +14,8 @@ class RandomBot(Bot):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
+        if seed is None and os.environ.get("ARENA_BOT_SEED"):
+            seed = int(os.environ["ARENA_BOT_SEED"])
         self.rng = random.Random(seed)
 
     def decide(self, request: Request) -> int:
@@ -22,4 +24,4 @@ class RandomBot(Bot):
 
 
 if __name__ == "__main__":
-    run(RandomBot(int(os.environ.get("ARENA_BOT_SEED", "0")) or None))
+    run(RandomBot())

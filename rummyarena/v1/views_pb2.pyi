@@ -120,10 +120,140 @@ class GinThreeView(_message.Message):
     last_hand: GinOutcome
     def __init__(self, seat: _Optional[int] = ..., to_act: _Optional[int] = ..., role: _Optional[str] = ..., roles: _Optional[_Union[GinThreeRoles, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., hand_number: _Optional[int] = ..., hand: _Optional[_Union[GinHandView, _Mapping]] = ..., advising: _Optional[_Union[GinHandView, _Mapping]] = ..., advice: _Optional[str] = ..., last_hand: _Optional[_Union[GinOutcome, _Mapping]] = ...) -> None: ...
 
+class FlipFlopPlayer(_message.Message):
+    __slots__ = ("seat", "bankroll", "set_aside", "eligible", "in_round", "eliminated_in_round", "hand_size", "face_up", "declared")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BANKROLL_FIELD_NUMBER: _ClassVar[int]
+    SET_ASIDE_FIELD_NUMBER: _ClassVar[int]
+    ELIGIBLE_FIELD_NUMBER: _ClassVar[int]
+    IN_ROUND_FIELD_NUMBER: _ClassVar[int]
+    ELIMINATED_IN_ROUND_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    FACE_UP_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bankroll: int
+    set_aside: int
+    eligible: _containers.RepeatedScalarFieldContainer[str]
+    in_round: bool
+    eliminated_in_round: int
+    hand_size: int
+    face_up: _containers.RepeatedScalarFieldContainer[str]
+    declared: int
+    def __init__(self, seat: _Optional[int] = ..., bankroll: _Optional[int] = ..., set_aside: _Optional[int] = ..., eligible: _Optional[_Iterable[str]] = ..., in_round: _Optional[bool] = ..., eliminated_in_round: _Optional[int] = ..., hand_size: _Optional[int] = ..., face_up: _Optional[_Iterable[str]] = ..., declared: _Optional[int] = ...) -> None: ...
+
+class FlipFlopReveal(_message.Message):
+    __slots__ = ("seat", "pot", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    pot: str
+    card: str
+    def __init__(self, seat: _Optional[int] = ..., pot: _Optional[str] = ..., card: _Optional[str] = ...) -> None: ...
+
+class FlipFlopSpread(_message.Message):
+    __slots__ = ("number", "owner", "cards")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    owner: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, number: _Optional[int] = ..., owner: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FlipFlopShownHand(_message.Message):
+    __slots__ = ("seat", "cards", "value")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    value: int
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., value: _Optional[int] = ...) -> None: ...
+
+class FlipFlopRound(_message.Message):
+    __slots__ = ("round", "ending", "seat", "shown", "spreads", "discard_pile", "game_winners", "game_share", "set_asides_paid", "flip_winner", "flip_card", "flip_won", "flop_winner", "flop_card", "flop_won", "eliminated")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ENDING_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    SPREADS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
+    GAME_WINNERS_FIELD_NUMBER: _ClassVar[int]
+    GAME_SHARE_FIELD_NUMBER: _ClassVar[int]
+    SET_ASIDES_PAID_FIELD_NUMBER: _ClassVar[int]
+    FLIP_WINNER_FIELD_NUMBER: _ClassVar[int]
+    FLIP_CARD_FIELD_NUMBER: _ClassVar[int]
+    FLIP_WON_FIELD_NUMBER: _ClassVar[int]
+    FLOP_WINNER_FIELD_NUMBER: _ClassVar[int]
+    FLOP_CARD_FIELD_NUMBER: _ClassVar[int]
+    FLOP_WON_FIELD_NUMBER: _ClassVar[int]
+    ELIMINATED_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    ending: str
+    seat: int
+    shown: _containers.RepeatedCompositeFieldContainer[FlipFlopShownHand]
+    spreads: _containers.RepeatedCompositeFieldContainer[FlipFlopSpread]
+    discard_pile: _containers.RepeatedScalarFieldContainer[str]
+    game_winners: _containers.RepeatedScalarFieldContainer[int]
+    game_share: int
+    set_asides_paid: _containers.RepeatedScalarFieldContainer[int]
+    flip_winner: int
+    flip_card: str
+    flip_won: int
+    flop_winner: int
+    flop_card: str
+    flop_won: int
+    eliminated: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, round: _Optional[int] = ..., ending: _Optional[str] = ..., seat: _Optional[int] = ..., shown: _Optional[_Iterable[_Union[FlipFlopShownHand, _Mapping]]] = ..., spreads: _Optional[_Iterable[_Union[FlipFlopSpread, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., game_winners: _Optional[_Iterable[int]] = ..., game_share: _Optional[int] = ..., set_asides_paid: _Optional[_Iterable[int]] = ..., flip_winner: _Optional[int] = ..., flip_card: _Optional[str] = ..., flip_won: _Optional[int] = ..., flop_winner: _Optional[int] = ..., flop_card: _Optional[str] = ..., flop_won: _Optional[int] = ..., eliminated: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class FlipFlopView(_message.Message):
+    __slots__ = ("seat", "to_act", "phase", "round", "dealer", "pots", "players", "hand", "flip_card", "flip_suit", "flop_suit", "reveals", "spreads", "discard_pile", "stock_size", "turns", "taken_from_discard", "last_round")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    POTS_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    FLIP_CARD_FIELD_NUMBER: _ClassVar[int]
+    FLIP_SUIT_FIELD_NUMBER: _ClassVar[int]
+    FLOP_SUIT_FIELD_NUMBER: _ClassVar[int]
+    REVEALS_FIELD_NUMBER: _ClassVar[int]
+    SPREADS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
+    STOCK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_FROM_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    LAST_ROUND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    to_act: int
+    phase: str
+    round: int
+    dealer: int
+    pots: _containers.RepeatedScalarFieldContainer[int]
+    players: _containers.RepeatedCompositeFieldContainer[FlipFlopPlayer]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    flip_card: str
+    flip_suit: str
+    flop_suit: str
+    reveals: _containers.RepeatedCompositeFieldContainer[FlipFlopReveal]
+    spreads: _containers.RepeatedCompositeFieldContainer[FlipFlopSpread]
+    discard_pile: _containers.RepeatedScalarFieldContainer[str]
+    stock_size: int
+    turns: int
+    taken_from_discard: str
+    last_round: FlipFlopRound
+    def __init__(self, seat: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., pots: _Optional[_Iterable[int]] = ..., players: _Optional[_Iterable[_Union[FlipFlopPlayer, _Mapping]]] = ..., hand: _Optional[_Iterable[str]] = ..., flip_card: _Optional[str] = ..., flip_suit: _Optional[str] = ..., flop_suit: _Optional[str] = ..., reveals: _Optional[_Iterable[_Union[FlipFlopReveal, _Mapping]]] = ..., spreads: _Optional[_Iterable[_Union[FlipFlopSpread, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., stock_size: _Optional[int] = ..., turns: _Optional[int] = ..., taken_from_discard: _Optional[str] = ..., last_round: _Optional[_Union[FlipFlopRound, _Mapping]] = ...) -> None: ...
+
 class PlayerView(_message.Message):
-    __slots__ = ("hollywood_gin", "gin_three")
+    __slots__ = ("hollywood_gin", "gin_three", "flip_flop")
     HOLLYWOOD_GIN_FIELD_NUMBER: _ClassVar[int]
     GIN_THREE_FIELD_NUMBER: _ClassVar[int]
+    FLIP_FLOP_FIELD_NUMBER: _ClassVar[int]
     hollywood_gin: HollywoodGinView
     gin_three: GinThreeView
-    def __init__(self, hollywood_gin: _Optional[_Union[HollywoodGinView, _Mapping]] = ..., gin_three: _Optional[_Union[GinThreeView, _Mapping]] = ...) -> None: ...
+    flip_flop: FlipFlopView
+    def __init__(self, hollywood_gin: _Optional[_Union[HollywoodGinView, _Mapping]] = ..., gin_three: _Optional[_Union[GinThreeView, _Mapping]] = ..., flip_flop: _Optional[_Union[FlipFlopView, _Mapping]] = ...) -> None: ...

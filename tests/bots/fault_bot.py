@@ -1,0 +1,29 @@
+"""A test bot that misbehaves at its ARENA_FAULT_AT-th decision, as ARENA_FAULT says:
+`crash` (its code raises, every time from then on), `exit` (the process dies),
+`illegal` (answers a card it cannot hold, then an index out of range, ...)."""
+
+import os
+import random
+
+from bots.sdk import Bot, Request
+
+
+class FaultBot(Bot):
+    name = "fault"
+
+    def __init__(self) -> None:
+        self.fault = os.environ["ARENA_FAULT"]
+        self.at = int(os.environ.get("ARENA_FAULT_AT", "3"))
+        self.rng = random.Random(2)
+        self.count = 0
+
+    def decide(self, request: Request) -> int | str:
+        self.count += 1
+        if self.count >= self.at:
+            if self.fault == "crash":
+                raise RuntimeError("deliberate failure in decide")
+            if self.fault == "exit":
+                os._exit(3)
+            if self.fault == "illegal":
+                return "discard JK" if self.count % 2 else 10_000
+        return self.rng.randrange(len(request.legal_actions))

@@ -1,0 +1,130 @@
+"""Shared helpers of the referee tests: a referee process, matches, bot processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.commands.referee import main as arena_main
+from referee.codec import record_from_proto
+from referee.record import MatchRecord
+from rummyarena.v1 import common_pb2, match_pb2, match_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "examples"
+TEST_BOTS = Path(__file__).resolve().parent / "bots"
+PY = sys.executable
+
+
+class RefereeProcess:
+    """A referee server in its own process, on a free loopback port."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [PY, "-m", "arena.commands.referee", "referee", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=ROOT,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert "listening on" in line, f"referee did not start: {line!r}"
+        self.address = line.split()[-1]
+        self.channel = grpc.insecure_channel(self.address)
+        self.matches = match_pb2_grpc.MatchesStub(self.channel)
+
+    def create(
+        self,
+        game: str,
+        seats: int,
+        seed: int = 1,
+        options: Mapping[str, int] | None = None,
+        decision_ms: int = 3000,
+        bank_ms: int = 5000,
+        strike_limit: int = 3,
+        join_ms: int = 10_000,
+    ) -> match_pb2.CreateMatchResponse:
+        """Create a match with short clocks."""
+        req = match_pb2.CreateMatchRequest(
+            game=game,
+            seed=seed,
+            seat_names=[f"seat{i}" for i in range(seats)],
+            clock=common_pb2.ClockRules(
+                decision_ms=decision_ms,
+                bank_ms=bank_ms,
+                strike_limit=strike_limit,
+                join_ms=join_ms,
+            ),
+        )
+        for key, value in (options or {}).items():
+            req.options[key].int_value = value
+        return self.matches.CreateMatch(req, timeout=10)
+
+    def finished(self, match_id: str) -> match_pb2.GetMatchResponse:
+        """The match's GetMatch reply (after it finished)."""
+        return self.matches.GetMatch(match_pb2.GetMatchRequest(match_id=match_id), timeout=10)
+
+    def record(self, match_id: str) -> MatchRecord:
+        """The finished match's record, checked with `arena verify` on a file."""
+        reply = self.finished(match_id)
+        assert reply.state == match_pb2.MATCH_STATE_FINISHED, reply.state
+        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-test-{match_id}.record"
+        path.write_bytes(reply.record.SerializeToString())
+        try:
+            assert arena_main(["verify", str(path)]) == 0, f"arena verify failed on {match_id}"
+        finally:
+            path.unlink()
+        return record_from_proto(reply.record)
+
+    def close(self) -> None:
+        """Stop the referee."""
+        self.channel.close()
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def start_bot(path: Path, address: str, token: str, **env: str) -> subprocess.Popen[str]:
+    """A bot process playing one seat through `arena bot run`."""
+    return subprocess.Popen(
+        [PY, "-m", "arena.commands.referee", "bot", "run", str(path)],
+        env={**os.environ, "ARENA_REFEREE": address, "ARENA_TOKEN": token, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def wait_all(procs: list[subprocess.Popen[str]], timeout: float = 40) -> list[tuple[int, str]]:
+    """Wait for bot processes; their exit codes and outputs."""
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=timeout)
+        out.append((p.returncode, stdout + stderr))
+    return out
+
+
+def referee_fixture() -> Iterator[RefereeProcess]:
+    """Body of a module-scoped referee fixture."""
+    ref = RefereeProcess()
+    try:
+        yield ref
+    finally:
+        ref.close()
+
+
+def statuses(record: MatchRecord) -> list[tuple[str, bool]]:
+    """Each seat's (status, forfeited)."""
+    return [(s.status, s.forfeited) for s in record.seats]
+
+
+def bot_env(**kw: Any) -> dict[str, str]:
+    """Environment variables for the test bots."""
+    return {k: str(v) for k, v in kw.items()}
