@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import sys
 import typing
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
@@ -428,6 +429,9 @@ def dataclass_to_proto(value: Any, out: Any) -> None:
                     dataclass_to_proto(item, target.add())
             elif isinstance(first, Card):
                 target.extend([CARD_TEXT[c] for c in v])
+            elif isinstance(first, tuple):  # per-seat card lists
+                for cards in v:
+                    target.add().cards.extend([CARD_TEXT[c] for c in cards])
             else:
                 target.extend(v)
         else:
@@ -466,6 +470,8 @@ def _decode_value(hint: Any, value: Any) -> Any:
             return cards_from(value)
         if dataclasses.is_dataclass(item):
             return tuple(dataclass_from_proto(item, v, {}) for v in value)  # type: ignore[arg-type]
+        if typing.get_origin(item) is tuple:  # per-seat card lists
+            return tuple(cards_from(v.cards) for v in value)
         return tuple(value)
     return value
 
@@ -510,13 +516,14 @@ def _register_mapped(game: str, view_type: type, oneof: str) -> None:
 
 
 def _register_other_games() -> None:
-    """The games whose views map by field name, when their engines are present."""
-    games = importlib.import_module("referee.games")
+    """The games whose views map by field name, when their engines are registered."""
+    importlib.import_module("referee.games")
     for module_name, game, view_name, oneof in (
         ("flip_flop", "flip-flop", "FlipFlopView", "flip_flop"),
         ("rummy500", "rummy-500", "Rummy500View", "rummy_500"),
     ):
-        module = getattr(games, module_name, None)
+        # only games that referee.games registers (importing an engine registers it)
+        module = sys.modules.get(f"referee.games.{module_name}")
         view_type = getattr(module, view_name, None)
         if isinstance(view_type, type) and oneof in views_pb2.PlayerView.DESCRIPTOR.fields_by_name:
             _register_mapped(game, view_type, oneof)

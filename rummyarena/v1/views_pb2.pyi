@@ -248,12 +248,112 @@ class FlipFlopView(_message.Message):
     last_round: FlipFlopRound
     def __init__(self, seat: _Optional[int] = ..., to_act: _Optional[int] = ..., phase: _Optional[str] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., pots: _Optional[_Iterable[int]] = ..., players: _Optional[_Iterable[_Union[FlipFlopPlayer, _Mapping]]] = ..., hand: _Optional[_Iterable[str]] = ..., flip_card: _Optional[str] = ..., flip_suit: _Optional[str] = ..., flop_suit: _Optional[str] = ..., reveals: _Optional[_Iterable[_Union[FlipFlopReveal, _Mapping]]] = ..., spreads: _Optional[_Iterable[_Union[FlipFlopSpread, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., stock_size: _Optional[int] = ..., turns: _Optional[int] = ..., taken_from_discard: _Optional[str] = ..., last_round: _Optional[_Union[FlipFlopRound, _Mapping]] = ...) -> None: ...
 
+class Cards(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Rummy500Placed(_message.Message):
+    __slots__ = ("card", "stands_for", "seat")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    STANDS_FOR_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    stands_for: str
+    seat: int
+    def __init__(self, card: _Optional[str] = ..., stands_for: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class Rummy500Meld(_message.Message):
+    __slots__ = ("index", "kind", "cards")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    kind: str
+    cards: _containers.RepeatedCompositeFieldContainer[Rummy500Placed]
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[_Union[Rummy500Placed, _Mapping]]] = ...) -> None: ...
+
+class Rummy500Hand(_message.Message):
+    __slots__ = ("number", "dealer", "phase", "turn", "hand", "hand_sizes", "known", "melds", "discard_pile", "stock_size", "melded_points", "floating", "must_meld", "must_meld_now", "may_not_discard", "rummy_calls", "turns")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_FIELD_NUMBER: _ClassVar[int]
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PILE_FIELD_NUMBER: _ClassVar[int]
+    STOCK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    MELDED_POINTS_FIELD_NUMBER: _ClassVar[int]
+    FLOATING_FIELD_NUMBER: _ClassVar[int]
+    MUST_MELD_FIELD_NUMBER: _ClassVar[int]
+    MUST_MELD_NOW_FIELD_NUMBER: _ClassVar[int]
+    MAY_NOT_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    RUMMY_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    dealer: int
+    phase: str
+    turn: int
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    known: _containers.RepeatedCompositeFieldContainer[Cards]
+    melds: _containers.RepeatedCompositeFieldContainer[Rummy500Meld]
+    discard_pile: _containers.RepeatedScalarFieldContainer[str]
+    stock_size: int
+    melded_points: _containers.RepeatedScalarFieldContainer[int]
+    floating: _containers.RepeatedScalarFieldContainer[bool]
+    must_meld: str
+    must_meld_now: bool
+    may_not_discard: str
+    rummy_calls: _containers.RepeatedScalarFieldContainer[str]
+    turns: int
+    def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[str] = ..., turn: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., known: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., melds: _Optional[_Iterable[_Union[Rummy500Meld, _Mapping]]] = ..., discard_pile: _Optional[_Iterable[str]] = ..., stock_size: _Optional[int] = ..., melded_points: _Optional[_Iterable[int]] = ..., floating: _Optional[_Iterable[bool]] = ..., must_meld: _Optional[str] = ..., must_meld_now: _Optional[bool] = ..., may_not_discard: _Optional[str] = ..., rummy_calls: _Optional[_Iterable[str]] = ..., turns: _Optional[int] = ...) -> None: ...
+
+class Rummy500Outcome(_message.Message):
+    __slots__ = ("number", "reason", "went_out", "melded_points", "left_in_hand", "left_points", "hand_scores")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    WENT_OUT_FIELD_NUMBER: _ClassVar[int]
+    MELDED_POINTS_FIELD_NUMBER: _ClassVar[int]
+    LEFT_IN_HAND_FIELD_NUMBER: _ClassVar[int]
+    LEFT_POINTS_FIELD_NUMBER: _ClassVar[int]
+    HAND_SCORES_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    reason: str
+    went_out: int
+    melded_points: _containers.RepeatedScalarFieldContainer[int]
+    left_in_hand: _containers.RepeatedCompositeFieldContainer[Cards]
+    left_points: _containers.RepeatedScalarFieldContainer[int]
+    hand_scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, number: _Optional[int] = ..., reason: _Optional[str] = ..., went_out: _Optional[int] = ..., melded_points: _Optional[_Iterable[int]] = ..., left_in_hand: _Optional[_Iterable[_Union[Cards, _Mapping]]] = ..., left_points: _Optional[_Iterable[int]] = ..., hand_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class Rummy500View(_message.Message):
+    __slots__ = ("seat", "to_act", "scores", "hands_played", "hand", "last_hand")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    HANDS_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    to_act: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    hands_played: int
+    hand: Rummy500Hand
+    last_hand: Rummy500Outcome
+    def __init__(self, seat: _Optional[int] = ..., to_act: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., hands_played: _Optional[int] = ..., hand: _Optional[_Union[Rummy500Hand, _Mapping]] = ..., last_hand: _Optional[_Union[Rummy500Outcome, _Mapping]] = ...) -> None: ...
+
 class PlayerView(_message.Message):
-    __slots__ = ("hollywood_gin", "gin_three", "flip_flop")
+    __slots__ = ("hollywood_gin", "gin_three", "rummy_500", "flip_flop")
     HOLLYWOOD_GIN_FIELD_NUMBER: _ClassVar[int]
     GIN_THREE_FIELD_NUMBER: _ClassVar[int]
+    RUMMY_500_FIELD_NUMBER: _ClassVar[int]
     FLIP_FLOP_FIELD_NUMBER: _ClassVar[int]
     hollywood_gin: HollywoodGinView
     gin_three: GinThreeView
+    rummy_500: Rummy500View
     flip_flop: FlipFlopView
-    def __init__(self, hollywood_gin: _Optional[_Union[HollywoodGinView, _Mapping]] = ..., gin_three: _Optional[_Union[GinThreeView, _Mapping]] = ..., flip_flop: _Optional[_Union[FlipFlopView, _Mapping]] = ...) -> None: ...
+    def __init__(self, hollywood_gin: _Optional[_Union[HollywoodGinView, _Mapping]] = ..., gin_three: _Optional[_Union[GinThreeView, _Mapping]] = ..., rummy_500: _Optional[_Union[Rummy500View, _Mapping]] = ..., flip_flop: _Optional[_Union[FlipFlopView, _Mapping]] = ...) -> None: ...
