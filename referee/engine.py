@@ -18,7 +18,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from referee.cards import Card
 
@@ -51,9 +51,10 @@ class Action:
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened, and who may see it (``visible_to`` None: everyone)."""
+class Event(NamedTuple):
+    """Something that happened, and who may see it (``visible_to`` None: everyone).
+
+    A named tuple rather than a dataclass: engines make one or two per decision."""
 
     seat: int | None
     text: str

@@ -56,6 +56,19 @@ class Arrange(Action):
 KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
 
 
+def _discard_table(suit: int) -> list[tuple[Action, ...]]:
+    """For each 13-bit mask of one suit, the Discard actions of its cards in order."""
+    table: list[tuple[Action, ...]] = [()] * (1 << 13)
+    for m in range(1, 1 << 13):
+        low = m & -m
+        rank = low.bit_length() - 1
+        table[m] = (DISCARDS[suit * 16 + rank], *table[m ^ low])
+    return table
+
+
+_DISCARD_TABLES = [_discard_table(s) for s in range(4)]
+
+
 def arrange_action(arrangement: Arrangement) -> Arrange:
     """The Arrange action that shows ``arrangement``."""
     return Arrange(tuple(m.cards for m in arrangement.melds))
@@ -218,14 +231,15 @@ class GinHand:
     def _discard_actions(self) -> list[Action]:
         mask = self.hands[self.turn]
         taken = self.taken
-        out: list[Action] = []
-        m = mask
-        while m:
-            low = m & -m
-            cid = low.bit_length() - 1
-            if cid != taken:
-                out.append(DISCARDS[cid])
-            m ^= low
+        t = _DISCARD_TABLES
+        out: list[Action] = [
+            *t[0][mask & 0x1FFF],
+            *t[1][(mask >> 16) & 0x1FFF],
+            *t[2][(mask >> 32) & 0x1FFF],
+            *t[3][(mask >> 48) & 0x1FFF],
+        ]
+        if taken >= 0:
+            out.remove(DISCARDS[taken])
         for cid in knock_discards(mask, self.rules.knock_limit, taken):
             out.append(KNOCKS[cid])
         return out
