@@ -63,6 +63,11 @@ POT_NAMES = ("game", "flip", "flop")
 #: Every real card's bit: masks shifted off a suit's 13 ranks fall outside it.
 DECK_MASK = sum(1 << c for c in CARD_BY_ID if c != 64)
 CARD_TEXT = {c: str(card) for c, card in CARD_BY_ID.items()}
+ANTE_TEXT = {
+    1: ("game (all in)", "game, sets aside 1"),
+    2: ("", "game flip, sets aside 1"),
+    3: ("", "game flip flop, sets aside 1"),
+}
 ONLY = [frozenset((s,)) for s in range(5)]  # events one seat alone may see
 _RANK_ALL_SUITS = [sum(1 << (s * RANK_BITS + r) for s in range(4)) for r in range(13)]
 
@@ -117,6 +122,21 @@ class LayOff(Action):
         return f"lay off {self.card} on {self.spread}"
 
 
+@dataclass(frozen=True, slots=True)
+class Reveal(Action):
+    """The first action of a seat's first turn when a reveal is due (F6): the cards that
+    beat the best shown so far for the flip (first) and the flop, then ``then`` (draw
+    stock, draw discard or drop). Revealing is compulsory (F6 ruling), so it is not a
+    decision of its own; it travels with the seat's first decision so that what the
+    others learn from it comes from an action of that seat (C9)."""
+
+    cards: tuple[Card, ...]
+    then: Action
+
+    def __str__(self) -> str:
+        return f"reveal {format_cards(self.cards)}, {self.then}"
+
+
 DROP = Drop()
 TUNK_OUT = TunkOut()
 DECLARES = {49: Declare(49), 50: Declare(50)}
@@ -125,6 +145,18 @@ SPREADS: dict[int, Spread] = {m.mask: Spread(m.cards) for m in SEARCH.melds}
 _TRIPLES = frozenset(m.mask for m in SEARCH.melds if len(m.cards) == 3)
 _LAYOFFS: dict[tuple[int, int], LayOff] = {}
 _MELDS_CACHE: dict[int, tuple[Spread, ...]] = {}
+
+
+_REVEALS: dict[tuple[tuple[tuple[str, Card], ...], Action], Reveal] = {}
+
+
+def reveal_action(shows: tuple[tuple[str, Card], ...], then: Action) -> Reveal:
+    """The interned Reveal of the (pot, card) pairs ``shows`` followed by ``then``."""
+    key = (shows, then)
+    found = _REVEALS.get(key)
+    if found is None:
+        found = _REVEALS[key] = Reveal(tuple(card for _, card in shows), then)
+    return found
 
 
 def layoff_action(card: int, spread: int) -> LayOff:
@@ -188,6 +220,22 @@ def parse_flip_flop_action(text: str) -> Action:
         if words in (["49"], ["50"]):
             return DECLARES[int(words[0])]
         raise IllegalActionError(f"'declare' takes 49 or 50, got {rest!r}")
+    if verb == "reveal":
+        cards_text, comma, then_text = rest.partition(",")
+        try:
+            shown = tuple(parse_cards(cards_text))
+        except CardError as exc:
+            raise IllegalActionError(str(exc)) from exc
+        if not 1 <= len(shown) <= 2 or not comma:
+            raise IllegalActionError(
+                f"write a reveal as 'reveal C [C], draw stock|draw discard|drop', got {text!r}"
+            )
+        then = parse_flip_flop_action(then_text)
+        if then not in (DRAW_STOCK, DRAW_DISCARD, DROP):
+            raise IllegalActionError(
+                f"a reveal goes with draw stock, draw discard or drop: {text!r}"
+            )
+        return Reveal(shown, then)
     if verb == "drop" and not words:
         return DROP
     if verb == "tunk" and words == ["out"]:
@@ -219,7 +267,8 @@ def parse_flip_flop_action(text: str) -> Action:
         raise IllegalActionError(f"write a lay-off as 'lay off C on N', got {text!r}")
     raise IllegalActionError(
         f"unknown action {text!r}; Flip Flop actions are: declare 49, declare 50, pass, "
-        "drop, draw stock, draw discard, tunk out, spread CARDS, lay off C on N, discard C"
+        "reveal CARDS, drop, draw stock, draw discard, tunk out, spread CARDS, "
+        "lay off C on N, discard C"
     )
 
 
@@ -381,7 +430,8 @@ class FlipFlop(GameState):
         self.turns = 0
         self.started = 0  # mask of seats whose first turn has begun (reveals made)
         self.flip_card: Card | None = None
-        self.best: list[tuple[Card, int] | None] = [None, None]  # best (card, seat): flip, flop
+        self.pending: list[tuple[tuple[str, Card], ...]] = []  # reveals still to make, per seat
+        self.winners: list[tuple[Card, int] | None] = [None, None]  # flip, flop: (card, seat)
         self.reveals: list[RevealView] = []
         self.side_paid = False  # flip and flop settled this round
         self.side_result: list[tuple[int | None, Card | None, int]] = []
@@ -412,7 +462,8 @@ class FlipFlop(GameState):
             "spread_masks",
             "spread_owners",
             "spread_ext",
-            "best",
+            "pending",
+            "winners",
             "reveals",
             "side_result",
             "declare_queue",
@@ -425,43 +476,91 @@ class FlipFlop(GameState):
     # -- rounds ----------------------------------------------------------------------------
 
     def _start_round(self) -> None:
-        """Antes (F3), the deal (F4) and the 49/50 question (F5)."""
+        """Antes (F3), the deal (F4), the reveals to come (F6) and the 49/50 question (F5)."""
         n = self.num_seats
         self.round_no += 1
-        events = self.events
-        events.append(Event(None, f"round {self.round_no}: seat {self.dealer} deals"))
         pots = self.pots
-        for seat in range(n):
-            b = self.bankroll[seat]
-            pays = 3 if b >= 4 else b - 1 if b >= 2 else b  # into game, flip, flop in turn
-            if b <= 0:
-                self.eligible[seat] = 0
-                self.set_aside[seat] = 0
-                continue
-            for pot in range(pays):
-                pots[pot] += 1
-            self.bankroll[seat] = b - pays
-            self.set_aside[seat] = 1 if b >= 2 else 0
-            self.eligible[seat] = pays
-            names = " ".join(POT_NAMES[:pays])
-            aside = ", sets aside 1" if b >= 2 else " (all in)"
-            events.append(Event(seat, f"antes {names}{aside}"))
+        bankroll = self.bankroll
+        eligible = self.eligible
+        set_aside = self.set_aside
         dealer = self.dealer
-        order = [(dealer + i) % n for i in range(1, n + 1)]
-        self.order = order = [s for s in order if self.eligible[s]]
+        antes = []
+        order = []
+        for i in range(1, n + 1):
+            seat = (dealer + i) % n
+            b = bankroll[seat]
+            if b <= 0:
+                eligible[seat] = set_aside[seat] = 0
+                continue
+            pays = 3 if b >= 4 else b - 1 if b >= 2 else 1  # into game, flip, flop in turn
+            pots[0] += 1
+            if pays > 1:
+                pots[1] += 1
+                if pays > 2:
+                    pots[2] += 1
+            bankroll[seat] = b - pays
+            set_aside[seat] = 1 if b >= 2 else 0
+            eligible[seat] = pays
+            order.append(seat)
+            antes.append(f"seat {seat} {ANTE_TEXT[pays][b >= 2]}")
+        self.order = order
         k = len(order)
+        self.events.append(
+            Event(None, f"round {self.round_no}: seat {dealer} deals; antes: {'; '.join(antes)}")
+        )
         deck = self._decks.pop(0) if self._decks else shuffle52(self._rng)
+        dealt_cards = 5 * k
+        flip = deck[dealt_cards - 1]
+        flip_shift = (flip >> 4) * RANK_BITS
+        flop_shift = flip_shift ^ (3 * RANK_BITS)  # the other suit of the same colour
+        # F6: the flip card counts for the dealer when the dealer may win the flip
+        best_flip = flip if eligible[dealer] >= 2 else 99
+        best_flop = 99
+        flip_seat = dealer if best_flip == flip else -1
+        flop_seat = -1
         hands = [0] * n
-        for i in range(HAND_SIZE * k):
-            hands[order[i % k]] |= 1 << deck[i]
+        pending: list[tuple[tuple[str, Card], ...]] = [()] * n
+        declare = []
+        events = self.events
+        for j, seat in enumerate(order):
+            cards = sorted(deck[j:dealt_cards:k])
+            mask = 0
+            for c in cards:
+                mask |= 1 << c
+            hands[seat] = mask
+            events.append(
+                Event(seat, "dealt " + " ".join(map(CARD_TEXT.__getitem__, cards)), ONLY[seat])
+            )
+            if SEARCH.value(mask) >= 49:
+                declare.append(seat)
+            level = eligible[seat]
+            if level >= 2:  # reveal order is the deal order, dealer last (F6)
+                shows: tuple[tuple[str, Card], ...] = ()
+                held = (mask >> flip_shift) & 0x1FFF
+                if held:
+                    card = CARD_BY_ID[flip_shift + (held & -held).bit_length() - 1]
+                    if card < best_flip:
+                        best_flip, flip_seat = card, seat
+                        shows = (("flip", card),)
+                held = (mask >> flop_shift) & 0x1FFF if level == 3 else 0
+                if held:
+                    card = CARD_BY_ID[flop_shift + (held & -held).bit_length() - 1]
+                    if card < best_flop:
+                        best_flop, flop_seat = card, seat
+                        shows = (*shows, ("flop", card))
+                pending[seat] = shows
         self.hands = hands
         self.opening = list(hands)
-        flip = deck[HAND_SIZE * k - 1]
+        self.pending = pending
+        self.winners = [
+            None if flip_seat < 0 else (CARD_BY_ID[best_flip], flip_seat),
+            None if flop_seat < 0 else (CARD_BY_ID[best_flop], flop_seat),
+        ]
         self.flip_card = flip
         self.known = [0] * n
         self.known[dealer] = 1 << flip
         self.stock = deck
-        self.stock_pos = HAND_SIZE * k
+        self.stock_pos = dealt_cards
         self.discard_pile = []
         self.spread_masks = []
         self.spread_owners = []
@@ -469,70 +568,53 @@ class FlipFlop(GameState):
         self.taken = -1
         self.turns = 0
         self.started = 0
-        # the flip card counts for the dealer when the dealer may win the flip (F6)
-        self.best = [(flip, dealer) if self.eligible[dealer] >= 2 else None, None]
         self.reveals = []
         self.side_paid = False
         self.side_result = []
         self.declared = [None] * n
-        for seat in order:
-            dealt = " ".join(CARD_TEXT[c] for c in sorted(deck[order.index(seat) : 5 * k : k]))
-            events.append(Event(seat, f"dealt {dealt}", ONLY[seat]))
-        events.append(Event(None, f"flip card {flip}"))
-        self.declare_queue = [s for s in order if hand_value(hands[s]) in (49, 50)]
-        if self.declare_queue:
+        events.append(Event(None, f"flip card {CARD_TEXT[flip]}"))
+        self.declare_queue = declare  # only 49 and 50 reach 49 with five cards
+        if declare:
             self.phase = Phase.DECLARE
-            self.turn = self.declare_queue[0]
+            self.turn = declare[0]
         else:
             self._begin_play()
 
     def _begin_play(self) -> None:
-        self.phase = Phase.DRAW
         self.turn_index = 0
-        self.turn = self.order[0]
-        self._reveal(self.turn)
+        self._first_turn(self.order[0])
+
+    def _first_turn(self, seat: int) -> None:
+        """Start ``seat``'s first turn; a reveal due goes with its first action (F6)."""
+        self.turn = seat
+        self.started |= 1 << seat
+        self.phase = Phase.DRAW
 
     def _reveal(self, seat: int) -> None:
-        """Reveal for ``seat`` just before its first turn (F6 ruling: automatic): for each
-        pot it may win, its lowest card of that suit if it beats the best shown so far."""
-        self.started |= 1 << seat
-        flip = self.flip_card
-        assert flip is not None
-        flip_suit = flip >> 4
-        for which, suit in ((0, flip_suit), (1, flip_suit ^ 3)):  # the flop: same colour
-            if self.eligible[seat] < 2 + which:
-                continue
-            held = (self.opening[seat] >> (suit * RANK_BITS)) & 0x1FFF
-            if not held:
-                continue
-            low = held & -held
-            card = CARD_BY_ID[suit * RANK_BITS + low.bit_length() - 1]
-            best = self.best[which]
-            if best is None or card < best[0]:
-                self.best[which] = (card, seat)
-                self.known[seat] |= 1 << card
-                pot = POT_NAMES[1 + which]
-                self.reveals.append(RevealView(seat, pot, card))
-                self.events.append(Event(seat, f"reveals {card} for the {pot}"))
+        """Make ``seat``'s reveal (F6): for each pot it may win, its lowest card of that
+        suit if it beats the best shown so far (worked out at the deal, since no hand
+        changes before its first turn). The ruling makes revealing compulsory; it is
+        still the seat's own action, so that what others learn comes from a decision."""
+        shows = self.pending[seat]
+        self.pending[seat] = ()
+        for pot, card in shows:
+            self.known[seat] |= 1 << card
+            self.reveals.append(RevealView(seat, pot, card))
+        self.events.append(Event(seat, "reveal " + format_cards(c for _, c in shows)))
 
     def _settle_side_pots(self) -> None:
-        """Pay the flip and flop pots (F6): pending reveals first, unclaimed pots carry."""
-        for seat in self.order:
-            if not self.started >> seat & 1:
-                self._reveal(seat)
-        for which in (0, 1):
-            pot = 1 + which
-            best = self.best[which]
+        """Pay the flip and flop pots (F6); a pot nobody may claim carries over."""
+        pots = self.pots
+        for pot in (FLIP, FLOP):
+            best = self.winners[pot - 1]
             if best is None:
                 self.side_result.append((None, None, 0))
-                self.events.append(
-                    Event(None, f"{POT_NAMES[pot]} pot unclaimed, carries {self.pots[pot]}")
-                )
+                self.events.append(Event(None, f"{POT_NAMES[pot]} pot unclaimed: {pots[pot]}"))
                 continue
             card, seat = best
-            won = self.pots[pot]
+            won = pots[pot]
             self.bankroll[seat] += won
-            self.pots[pot] = 0
+            pots[pot] = 0
             self.side_result.append((seat, card, won))
             self.events.append(Event(seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {card}"))
         self.side_paid = True
@@ -555,7 +637,26 @@ class FlipFlop(GameState):
         winners: list[int],
         payers: Sequence[int] = (),
         shown: Sequence[int] = (),
-        extra_spreads: tuple[tuple[int, int], ...] = (),
+    ) -> None:
+        """End the round: reveals still pending are made from the opening hands (F6),
+        and those seats show their hands (ruling) so that anyone can check them."""
+        started = self.started
+        pending_seats = [s for s in self.order if not started >> s & 1]
+        for s in pending_seats:
+            self.started |= 1 << s
+            if self.pending[s]:
+                self._reveal(s)
+        if pending_seats:
+            shown = [s for s in self.order if s in shown or s in pending_seats]
+        self._settle(ending, seat, winners, tuple(payers), tuple(shown))
+
+    def _settle(
+        self,
+        ending: str,
+        seat: int | None,
+        winners: list[int],
+        payers: tuple[int, ...],
+        shown: tuple[int, ...],
     ) -> None:
         """Settle the round (F6, F12), eliminate (F13), end the match (F14) or deal again."""
         events = self.events
@@ -575,7 +676,7 @@ class FlipFlop(GameState):
                 self.eliminated_in[s] = self.round_no
                 out.append(s)
                 events.append(Event(s, "is out of the game"))
-        spreads = tuple(zip(self.spread_masks, self.spread_owners, strict=True)) + extra_spreads
+        spreads = tuple(zip(self.spread_masks, self.spread_owners, strict=True))
         self._last_round = (
             self.round_no,
             ending,
@@ -624,6 +725,13 @@ class FlipFlop(GameState):
         if phase is Phase.PLAY:
             return self._play_actions()
         if phase is Phase.DRAW:
+            shows = self.pending[self.turn]
+            if shows:
+                if self.discard_pile:
+                    then: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD, DROP)
+                else:
+                    then = (DRAW_STOCK, DROP)
+                return [reveal_action(shows, a) for a in then]
             if self.discard_pile:
                 return [DRAW_STOCK, DRAW_DISCARD, DROP]
             return [DRAW_STOCK, DROP]
@@ -710,6 +818,9 @@ class FlipFlop(GameState):
             events.append(Event(seat, str(action)))
             if not self.hands[seat]:
                 self._went_out(seat)
+        elif isinstance(action, Reveal):
+            self._reveal(seat)
+            self.apply(action.then)
         elif isinstance(action, Drop):
             self._drop(seat)
         elif isinstance(action, TunkOut):
@@ -759,10 +870,12 @@ class FlipFlop(GameState):
             return
         order = self.order
         self.turn_index = i = (self.turn_index + 1) % len(order)
-        self.turn = nxt = order[i]
-        self.phase = Phase.DRAW
-        if not self.started >> nxt & 1:
-            self._reveal(nxt)
+        nxt = order[i]
+        if self.started >> nxt & 1:
+            self.turn = nxt
+            self.phase = Phase.DRAW
+        else:
+            self._first_turn(nxt)
 
     def _went_out(self, seat: int) -> None:
         """F7: an empty hand wins the game pot."""
@@ -791,10 +904,13 @@ class FlipFlop(GameState):
         self.events.append(Event(seat, f"tunk out {_cards(first)} | {_cards(second)}"))
         self.hands[seat] = 0
         self.known[seat] = 0
-        tunk = ((first, seat), (second, seat))
+        for mask in (first, second):
+            self.spread_masks.append(mask)
+            self.spread_owners.append(seat)
+            self.spread_ext.append(extension_mask(mask))
         payers = [s for s in self.order if s != seat]
         self.turns += 1
-        self._end_round("tunk out", seat, [seat], payers, extra_spreads=tunk)
+        self._end_round("tunk out", seat, [seat], payers)
 
     # -- views and result ------------------------------------------------------------------
 
