@@ -432,7 +432,7 @@ class FlipFlop(GameState):
         self.flip_card: Card | None = None
         self.pending: list[tuple[tuple[str, Card], ...]] = []  # reveals still to make, per seat
         self.winners: list[tuple[Card, int] | None] = [None, None]  # flip, flop: (card, seat)
-        self.reveals: list[RevealView] = []
+        self.reveals: list[tuple[int, str, Card]] = []  # (seat, pot, card) in order
         self.side_paid = False  # flip and flop settled this round
         self.side_result: list[tuple[int | None, Card | None, int]] = []
         self.declare_queue: list[int] = []
@@ -597,10 +597,12 @@ class FlipFlop(GameState):
         still the seat's own action, so that what others learn comes from a decision."""
         shows = self.pending[seat]
         self.pending[seat] = ()
+        text = "reveal"
         for pot, card in shows:
             self.known[seat] |= 1 << card
-            self.reveals.append(RevealView(seat, pot, card))
-        self.events.append(Event(seat, "reveal " + format_cards(c for _, c in shows)))
+            self.reveals.append((seat, pot, card))
+            text += " " + CARD_TEXT[card]
+        self.events.append(Event(seat, text))
 
     def _settle_side_pots(self) -> None:
         """Pay the flip and flop pots (F6); a pot nobody may claim carries over."""
@@ -616,7 +618,9 @@ class FlipFlop(GameState):
             self.bankroll[seat] += won
             pots[pot] = 0
             self.side_result.append((seat, card, won))
-            self.events.append(Event(seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {card}"))
+            self.events.append(
+                Event(seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {CARD_TEXT[card]}")
+            )
         self.side_paid = True
 
     def _pay_set_aside(self, seat: int) -> bool:
@@ -776,7 +780,7 @@ class FlipFlop(GameState):
             self.hands[seat] ^= bit
             self.known[seat] &= ~bit
             self.discard_pile.append(card)
-            events.append(Event(seat, f"discard {card}"))
+            events.append(Event(seat, "discard " + CARD_TEXT[card]))
             if not self.hands[seat]:
                 self._went_out(seat)
             else:
@@ -795,7 +799,7 @@ class FlipFlop(GameState):
             self.known[seat] |= 1 << card
             self.taken = card
             self.phase = Phase.PLAY
-            events.append(Event(seat, f"draw discard {card}"))
+            events.append(Event(seat, "draw discard " + CARD_TEXT[card]))
         elif isinstance(action, Spread):
             mask = 0
             for c in action.cards:
@@ -985,7 +989,7 @@ class FlipFlop(GameState):
             flip_card=flip,
             flip_suit=None if flip is None else SUITS[flip >> 4],
             flop_suit=None if flip is None else SUITS[(flip >> 4) ^ 3],
-            reveals=() if over else tuple(self.reveals),
+            reveals=() if over else tuple(RevealView(*r) for r in self.reveals),
             spreads=() if over else self._spread_views(),
             discard_pile=() if over else tuple(self.discard_pile),
             stock_size=0 if over else len(self.stock) - self.stock_pos,
