@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -68,8 +69,13 @@ class RefereeProcess:
         return self.matches.CreateMatch(req, timeout=10)
 
     def finished(self, match_id: str) -> match_pb2.GetMatchResponse:
-        """The match's GetMatch reply (after it finished)."""
-        return self.matches.GetMatch(match_pb2.GetMatchRequest(match_id=match_id), timeout=10)
+        """The match's GetMatch reply once it has finished (waits up to 30 s)."""
+        deadline = time.monotonic() + 30
+        while True:
+            reply = self.matches.GetMatch(match_pb2.GetMatchRequest(match_id=match_id), timeout=10)
+            if reply.state == match_pb2.MATCH_STATE_FINISHED or time.monotonic() > deadline:
+                return reply
+            time.sleep(0.05)
 
     def record(self, match_id: str) -> MatchRecord:
         """The finished match's record, checked with `arena verify` on a file."""
