@@ -191,6 +191,16 @@ def test_r4_only_moves_that_keep_the_deep_card_meldable() -> None:
     assert "discard 2C" in legal(s)
 
 
+def test_r4_deep_draw_through_a_chain_of_lay_offs_and_a_joker() -> None:
+    s = rig(new(jokers=True), hands={0: "8H JK 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
+    put(s, 1, "5H 6H 7H")
+    assert "draw discard 2 TH" in legal(s)  # 8H, JK=9H, then TH
+    act(s, "draw discard 2 TH")
+    assert legal(s) == {"layoff 8H on 0", "meld 8H JK=9H TH"}  # JK=8H would strand TH
+    rig(s, hands={0: "8H 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
+    assert "draw discard 2 TH" not in legal(s)  # no 9H, no joker
+
+
 def test_r4_card_drawn_alone_from_the_pile_may_not_be_discarded() -> None:
     s = rig(new(), hands={0: "5H 6H 9C 2D KS", 1: "4D"}, pile="7H 3C", turn=0)
     act(s, "draw discard")
