@@ -134,3 +134,13 @@ def statuses(record: MatchRecord) -> list[tuple[str, bool]]:
 def bot_env(**kw: Any) -> dict[str, str]:
     """Environment variables for the test bots."""
     return {k: str(v) for k, v in kw.items()}
+
+
+#: Seats and small caps per game for quick loopback matches (games as they are registered).
+SEATS_FOR_TESTS = {"hollywood-gin": 2, "gin-three": 3, "rummy-500": 3, "flip-flop": 3}
+CAPS_FOR_TESTS: dict[str, dict[str, int]] = {
+    "hollywood-gin": {"max_hands": 2},
+    "gin-three": {"max_hands": 2},
+    "rummy-500": {"max_hands": 1},
+    "flip-flop": {"max_rounds": 1},
+}
