@@ -4,6 +4,11 @@ Gin (both games): keep melds, discard the card that leaves the least
 deadwood (the highest such card on ties), take the upcard when it lowers the
 deadwood, knock as soon as it can (with the least deadwood left), show the
 arrangement with the least deadwood; as the sitter, advise what it would play.
+
+Rummy 500: call rummy when it can, meld the biggest meld and lay off greedily,
+draw from the stock, discard the highest card. Flip Flop: declare when it can,
+tunk out, spread the biggest spread and lay off, drop when its hand is low,
+discard the highest card.
 """
 
 from __future__ import annotations
@@ -74,6 +79,49 @@ def gin_decide(request: Request) -> str:
     return gin_choice(hand, legal)
 
 
+def _cards_in(text: str) -> int:
+    return sum(1 for token in text.split()[1:] if len(token) >= 2 and token[-1] in "CDHS")
+
+
+def _highest_discard(legal: list[str]) -> str | None:
+    discards = [t for t in legal if t.startswith("discard ")]
+    if not discards:
+        return None
+    return max(discards, key=lambda t: (_VALUE[_card_of(t)], _card_of(t) & 15))
+
+
+def rummy500_decide(request: Request) -> str:
+    """Rummy 500: rummy calls, then the biggest meld, lay-offs, the stock, the highest discard."""
+    legal = request.legal_actions
+    for prefix in ("rummy ", "meld ", "layoff "):
+        found = [t for t in legal if t.startswith(prefix)]
+        if found:
+            return max(found, key=_cards_in) if prefix == "meld " else found[0]
+    if "draw stock" in legal:
+        return "draw stock"
+    return _highest_discard(legal) or legal[0]
+
+
+#: Flip Flop: drop (F9) when the hand is worth at most this much.
+FLIP_FLOP_DROP_AT = 5
+
+
+def flip_flop_decide(request: Request) -> str:
+    """Flip Flop: declare, tunk out, spread, lay off, drop when low, else draw and discard."""
+    legal = request.legal_actions
+    for prefix in ("declare ", "tunk out", "spread ", "lay off "):
+        found = [t for t in legal if t.startswith(prefix)]
+        if found:
+            return max(found, key=_cards_in) if prefix == "spread " else found[0]
+    if "drop" in legal:
+        hand = getattr(request.view, "hand", ())
+        if sum(_VALUE[c] for c in hand) <= FLIP_FLOP_DROP_AT:
+            return "drop"
+    if "draw stock" in legal:
+        return "draw stock"
+    return _highest_discard(legal) or legal[0]
+
+
 class HeuristicBot(Bot):
     """Sensible play for every game (see the module docstring)."""
 
@@ -83,6 +131,8 @@ class HeuristicBot(Bot):
         self.policies: dict[str, Callable[[Request], str]] = {
             "hollywood-gin": gin_decide,
             "gin-three": gin_decide,
+            "rummy-500": rummy500_decide,
+            "flip-flop": flip_flop_decide,
         }
 
     def decide(self, request: Request) -> int | str:
