@@ -134,7 +134,9 @@ class Match:
         self.error: str | None = None
         self.done = asyncio.Event()
         self.watchers: list[asyncio.Queue[Any]] = []
-        self.referee_ns: list[int] = []  # the referee's own time per decision
+        # the referee's own time per decision: from taking an answer to the next message
+        # being ready to send (engine, view, codec), without the transport
+        self.referee_ns: list[int] = []
         self._all_joined = asyncio.Event()
         self._published = 0
         self._started_ms = 0
@@ -264,8 +266,8 @@ class Match:
         seats = self.seats
         rules = self.clock
         perf = time.perf_counter_ns
+        t0 = perf()  # the referee's own time runs from an answer to the next message
         while (turn := state.to_act()) is not None:
-            t0 = perf()
             seat = seats[turn]
             legal = state.legal_actions()
             did = self._decision_id
@@ -273,6 +275,7 @@ class Match:
             if seat.forfeited:
                 self._apply(seat, default_action(legal), 0, "forfeited")
                 self.referee_ns.append(perf() - t0)
+                t0 = perf()
                 if did % 64 == 0:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 continue
@@ -289,9 +292,9 @@ class Match:
             )
             fut: asyncio.Future[Outcome] = loop.create_future()
             seat.pending, seat.pending_id = fut, did
+            self.referee_ns.append(perf() - t0)
             sent = time.monotonic()
             ok = await self._send(seat, msg)
-            self.referee_ns.append(perf() - t0)
             if ok and not fut.done():
                 timer = loop.call_later(
                     seat.clock.allowance_s(), _expire, fut, ("timeout", "no answer in time")
@@ -302,6 +305,7 @@ class Match:
                 outcome = fut.result()
             else:
                 outcome = ("gone", "the stream is closed")
+            t0 = perf()
             elapsed_ms = (time.monotonic() - sent) * 1000
             seat.pending = None
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)

@@ -1,0 +1,168 @@
+"""``arena bench referee``: decisions per second through the referee, against a
+bare grpc.aio bidirectional ping-pong measured in the same run.
+
+The referee runs in this process; the bots run in ``processes`` separate
+processes (``python -m bots.bench play ...``), each playing many seats over its
+own channels. The ping-pong phase uses the same processes and as many
+concurrent streams as there are matches (a match has one decision in flight
+at a time, so it is one ping-pong chain).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import grpc
+
+from bots.examples.random_bot import RandomBot
+from bots.sdk.client import play
+from referee.clock import ClockRules
+from referee.service import start_server
+
+PING = "/bench.PingPong/Echo"
+PAYLOAD = b"x" * 64
+
+
+async def _echo(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    while (msg := await context.read()) is not grpc.aio.EOF:
+        await context.write(msg)
+
+
+def _ping_handler() -> grpc.GenericRpcHandler:
+    handler = grpc.stream_stream_rpc_method_handler(_echo)
+    return grpc.method_handlers_generic_handler("bench.PingPong", {"Echo": handler})
+
+
+def _spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bots.bench", *args], stdout=subprocess.PIPE, text=True
+    )
+
+
+async def _wait(procs: list[subprocess.Popen[str]]) -> list[str]:
+    out = []
+    for p in procs:
+        stdout, _ = await asyncio.to_thread(p.communicate)
+        out.append(stdout)
+    return out
+
+
+async def _pingpong(streams: int, seconds: float, processes: int) -> float:
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((_ping_handler(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        shares = [streams // processes + (i < streams % processes) for i in range(processes)]
+        procs = [_spawn("ping", f"127.0.0.1:{port}", str(n), str(seconds)) for n in shares if n]
+        outs = await _wait(procs)
+        return sum(json.loads(o)["round_trips_per_s"] for o in outs)
+    finally:
+        await server.stop(0)
+
+
+async def _referee(matches: int, seconds: float, game: str, processes: int) -> dict[str, Any]:
+    clock = ClockRules(decision_ms=5000, bank_ms=30_000, strike_limit=3, join_ms=30_000)
+    server, referee, port = await start_server(0, default_clock=clock)
+    try:
+        created = [
+            referee.create(
+                game, None, seed, ["a", "b"] if game == "hollywood-gin" else ["a", "b", "c"]
+            )
+            for seed in range(matches)
+        ]
+        tokens = [s.token for m in created for s in m.seats]
+        procs = [
+            _spawn("play", f"127.0.0.1:{port}", *tokens[i::processes]) for i in range(processes)
+        ]
+        while not all(m.actions for m in created):  # every bot has joined and played
+            await asyncio.sleep(0.05)
+        warm = 1.0
+        await asyncio.sleep(warm)
+        n0 = sum(len(m.actions) for m in created)
+        r0 = [len(m.referee_ns) for m in created]
+        t0 = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - t0
+        n1 = sum(len(m.actions) for m in created)
+        samples = [ns for m, k in zip(created, r0, strict=True) for ns in m.referee_ns[k:]]
+        finished = sum(m.done.is_set() for m in created)
+        await referee.close()
+        for p in procs:
+            p.kill()
+        await _wait(procs)
+    finally:
+        await server.stop(0)
+    samples.sort()
+    return {
+        "decisions_per_s": (n1 - n0) / elapsed,
+        "referee_us_p50": statistics.median(samples) / 1000 if samples else 0.0,
+        "referee_us_p99": samples[int(0.99 * (len(samples) - 1))] / 1000 if samples else 0.0,
+        "matches_finished_early": finished,
+    }
+
+
+def run_bench(matches: int, seconds: float, game: str, processes: int) -> dict[str, Any]:
+    """Measure both phases and return the figures."""
+
+    async def main() -> dict[str, Any]:
+        ping = await _pingpong(matches, seconds, processes)
+        figures = await _referee(matches, seconds, game, processes)
+        return {
+            "game": game,
+            "matches": matches,
+            "bot_processes": processes,
+            "seconds": seconds,
+            "streams": matches,
+            "pingpong_per_s": ping,
+            **figures,
+            "ratio": figures["decisions_per_s"] / ping if ping else 0.0,
+        }
+
+    return asyncio.run(main())
+
+
+# -- the worker processes ------------------------------------------------------------------
+
+
+async def _ping_worker(address: str, streams: int, seconds: float) -> None:
+    counts = [0] * streams
+    stop = time.perf_counter() + seconds
+
+    async def one(i: int) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream(PING)()
+            while time.perf_counter() < stop:
+                await call.write(PAYLOAD)
+                await call.read()
+                counts[i] += 1
+            await call.done_writing()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(streams)))
+    print(json.dumps({"round_trips_per_s": sum(counts) / (time.perf_counter() - t0)}))
+
+
+async def _play_worker(address: str, tokens: list[str]) -> None:
+    await asyncio.gather(
+        *(play(RandomBot(i), address, tok) for i, tok in enumerate(tokens)),
+        return_exceptions=True,
+    )
+
+
+def main(argv: list[str]) -> None:
+    """Worker entry point: ``ping ADDRESS STREAMS SECONDS`` or ``play ADDRESS TOKEN...``."""
+    if argv[0] == "ping":
+        asyncio.run(_ping_worker(argv[1], int(argv[2]), float(argv[3])))
+    elif argv[0] == "play":
+        asyncio.run(_play_worker(argv[1], argv[2:]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
