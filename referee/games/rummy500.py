@@ -54,6 +54,7 @@ from referee.games.rummy500_melds import (
     HIGH_ACE,
     JOKER_VALUE,
     LOW_ACE_VALUE,
+    NEIGHBOURS,
     RANK13,
     RANK_VALUES,
     canonical_slots,
@@ -173,6 +174,12 @@ _RUN_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
 _SET_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
 _MELD_CACHE: dict[tuple[int, int], tuple[NewMeld, ...]] = {}
 _CACHE_LIMIT = 1 << 16
+_ACES = 1 | 1 << 16 | 1 << 32 | 1 << 48
+#: Per suit, per 13-bit rank pattern, the discard actions of those cards.
+_DISCARD_CHUNKS: list[list[tuple[Discard, ...]]] = [
+    [tuple(DISCARDS[s * 16 + r] for r in range(13) if p >> r & 1) for p in range(1 << 13)]
+    for s in range(4)
+]
 
 
 def deep_draw(depth: int, card: int) -> DrawDeep:
@@ -238,6 +245,10 @@ def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
     b = (mask >> 16) & RANK13
     c = (mask >> 32) & RANK13
     d = (mask >> 48) & RANK13
+    if jokers == 0:
+        runs = (mask & mask >> 1 & mask >> 2) | (mask >> 11 & mask >> 12 & mask & _ACES)
+        if not runs and not (a & b & (c | d)) | (c & d & (a | b)):
+            return ()  # the common case: no meld at all
     out: list[NewMeld] = []
     for suit, r in ((0, a), (1, b), (2, c), (3, d)):
         if not r:
@@ -553,6 +564,8 @@ class Rummy500(GameState):
         self.accept = 0
         self.joker_ok = False
         self.runs: list[tuple[int, int, int]] = []
+        self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
+        self.joker_layoffs: tuple[LayOff, ...] = ()
         self.melded = [0] * n
         self.turns = 0
         self.pending = -1
@@ -682,12 +695,16 @@ class Rummy500(GameState):
                 for i in range(len(pile) - 2, -1, -1):
                     depth += 1
                     c = pile[i]
-                    if meldable(c, pool, jokers, accept, joker_ok, runs):
-                        out.append(deep_draw(depth, c))
                     if c == JK:
+                        if meldable(c, pool, jokers, accept, joker_ok, runs):
+                            out.append(deep_draw(depth, c))
                         jokers += 1
-                    else:
-                        pool |= 1 << c
+                        continue
+                    if (jokers or accept >> c & 1 or pool & NEIGHBOURS[c]) and meldable(
+                        c, pool, jokers, accept, joker_ok, runs
+                    ):
+                        out.append(deep_draw(depth, c))
+                    pool |= 1 << c
         if not stock_left:
             out.append(DECLINE)
         return out
@@ -697,16 +714,15 @@ class Rummy500(GameState):
         m = self.m1[seat]
         jokers = self.jk[seat]
         out: list[Action] = list(meld_actions(m, jokers))
-        if (self.accept & m) or (jokers and self.joker_ok):
-            for i, tm in enumerate(self.table):
-                acc = tm.accept
-                if not acc:
-                    continue
-                for cid in ids(acc & m):
-                    out.append(lay_off(cid, False, i))
-                if jokers:
-                    for cid in ids(acc):
-                        out.append(lay_off(cid, True, i))
+        hits = self.accept & m
+        if hits:
+            natural = self.natural_layoffs
+            while hits:
+                low = hits & -hits
+                out.extend(natural[low.bit_length() - 1])
+                hits ^= low
+        if jokers:
+            out.extend(self.joker_layoffs)
         pending = self.pending
         if pending >= 0:
             if self.at_once:
@@ -730,9 +746,16 @@ class Rummy500(GameState):
                 or self._still_meldable(a, forbidden)
             ]
         last = self.size[seat] == 1 and self.options.unplayable_final_discard
-        for cid in ids(m):
-            if cid != forbidden and not (last and self.accept >> cid & 1):
-                out.append(DISCARDS[cid])
+        d = m
+        if forbidden >= 0 and forbidden != JK:
+            d &= ~(1 << forbidden)
+        if last:
+            d &= ~self.accept
+        chunks = _DISCARD_CHUNKS
+        out.extend(chunks[0][d & RANK13])
+        out.extend(chunks[1][(d >> 16) & RANK13])
+        out.extend(chunks[2][(d >> 32) & RANK13])
+        out.extend(chunks[3][(d >> 48) & RANK13])
         if jokers and forbidden != JK and not (last and self.joker_ok):
             out.append(DISCARDS[JK])
         return out
@@ -882,15 +905,24 @@ class Rummy500(GameState):
                 self._end_hand("went out", seat)
 
     def _table_changed(self) -> None:
+        """Recompute what the table accepts, and the lay-off actions that follow."""
         accept = 0
         runs = []
-        for tm in self.table:
-            accept |= tm.accept
+        natural: dict[int, list[LayOff]] = {}
+        jokers: list[LayOff] = []
+        for i, tm in enumerate(self.table):
+            acc = tm.accept
+            accept |= acc
             if tm.is_run:
                 runs.append(tm.run_bounds())
+            for cid in ids(acc):
+                natural.setdefault(cid, []).append(lay_off(cid, False, i))
+                jokers.append(lay_off(cid, True, i))
         self.accept = accept
-        self.joker_ok = any(tm.accept for tm in self.table)
+        self.joker_ok = bool(jokers)
         self.runs = runs
+        self.natural_layoffs = {cid: tuple(acts) for cid, acts in natural.items()}
+        self.joker_layoffs = tuple(jokers)
 
     def _end_turn(self, seat: int, discarded: bool) -> None:
         self.turns += 1
@@ -917,12 +949,16 @@ class Rummy500(GameState):
         out: list[Action] = []
         pile = self.pile
         for depth, c in enumerate(reversed(pile), 1):
-            if meldable(c, pool, jokers, accept, joker_ok, ()):
-                out.append(call_rummy(depth, c))
             if c == JK:
+                if meldable(c, pool, jokers, accept, joker_ok, ()):
+                    out.append(call_rummy(depth, c))
                 jokers += 1
-            else:
-                pool |= 1 << c
+                continue
+            if (jokers or accept >> c & 1 or pool & NEIGHBOURS[c]) and meldable(
+                c, pool, jokers, accept, joker_ok, ()
+            ):
+                out.append(call_rummy(depth, c))
+            pool |= 1 << c
         return tuple(out)
 
     def _end_hand(self, reason: str, went_out: int | None) -> None:

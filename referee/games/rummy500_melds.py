@@ -85,29 +85,38 @@ for _cid in CARD_BY_ID:
         NEIGHBOURS[_cid] = _neighbours(_cid)
 
 
+def _set_mates(cid: int) -> int:
+    rank = cid & 15
+    return sum(1 << (s * 16 + rank) for s in range(4) if s != cid >> 4)
+
+
+def _window_masks(cid: int) -> tuple[int, ...]:
+    suit = cid >> 4
+    out = []
+    for w in WINDOWS[cid & 15]:
+        out.append(sum(1 << pos_card(suit, q) for q in range(HIGH_ACE + 1) if w >> q & 1))
+    return tuple(out)
+
+
+#: Per card id, the other cards of its rank, and the card pairs completing a 3-card run.
+SET_MATES: list[int] = [0] * 65
+WINDOW_MASKS: list[tuple[int, ...]] = [()] * 65
+for _cid in CARD_BY_ID:
+    if _cid != JOKER:
+        SET_MATES[_cid] = _set_mates(_cid)
+        WINDOW_MASKS[_cid] = _window_masks(_cid)
+
+
 def forms_meld(cid: int, pool: int, jokers: int) -> bool:
     """Whether natural card ``cid`` makes a new meld with cards of ``pool`` (distinct
     naturals, ``cid`` itself ignored) and up to ``jokers`` jokers."""
     if jokers >= 2:
         return True
-    pool &= ~(1 << cid)
-    need = 2 - jokers
-    if not pool & NEIGHBOURS[cid]:
-        return False
-    rank = cid & 15
-    suit = cid >> 4
-    others = 0
-    for s in range(4):
-        if s != suit and pool >> (s * 16 + rank) & 1:
-            others += 1
-    if others >= need:
+    if jokers:  # any card that can share a 3-card meld with it, the joker the third
+        return bool(pool & NEIGHBOURS[cid])
+    if (pool & SET_MATES[cid]).bit_count() >= 2:
         return True
-    b = suit_positions(pool, suit)
-    for w in WINDOWS[rank]:
-        got = b & w
-        if got == w or (need == 1 and got):
-            return True
-    return False
+    return any(pool & w == w for w in WINDOW_MASKS[cid])
 
 
 def joker_forms_meld(pool: int, jokers: int) -> bool:
