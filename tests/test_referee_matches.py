@@ -93,3 +93,18 @@ def test_unknown_game_and_bad_options_are_invalid_argument(ref: RefereeProcess) 
     with pytest.raises(grpc.RpcError) as err:
         ref.create("hollywood-gin", 3)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_health_checking_and_reflection_are_on(ref: RefereeProcess) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    health = health_pb2_grpc.HealthStub(ref.channel)
+    for service in ("", "rummyarena.v1.Referee", "rummyarena.v1.Matches"):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    stub = reflection_pb2_grpc.ServerReflectionStub(ref.channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    [reply] = list(stub.ServerReflectionInfo(iter([request]), timeout=5))
+    names = {s.name for s in reply.list_services_response.service}
+    assert {"rummyarena.v1.Referee", "rummyarena.v1.Matches"} <= names
