@@ -352,9 +352,10 @@ def _parse_depth(word: str, what: str, least: int = 1) -> int:
 class TableMeld:
     """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
 
-    __slots__ = ("accept", "hi", "is_run", "key", "lo", "placed", "suits")
+    __slots__ = ("accept", "hi", "index", "is_run", "key", "layoffs", "lo", "placed", "suits")
 
-    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int) -> None:
+    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, index: int = -1) -> None:
+        self.index = index
         shape = run_shape(slots)
         self.is_run = shape is not None
         self.placed = [
@@ -369,6 +370,14 @@ class TableMeld:
             self.key, self.suits = sshape  # key: the rank
             self.lo = self.hi = 0
         self.accept = self._accept()
+        self.layoffs = self._layoffs()
+
+    def _layoffs(self) -> tuple[tuple[int, LayOff, LayOff], ...]:
+        """Per acceptable card: (card, its natural lay-off, a joker's lay-off)."""
+        i = self.index
+        return tuple(
+            (cid, lay_off(cid, False, i), lay_off(cid, True, i)) for cid in ids(self.accept)
+        )
 
     def _accept(self) -> int:
         """The cards that may be laid off on this meld now, as a mask."""
@@ -401,6 +410,7 @@ class TableMeld:
             self.placed.append((card, actual, seat))
             self.placed.sort(key=lambda t: t[0] >> 4)
             self.accept = self._accept()
+            self.layoffs = self._layoffs()
             return -1
         rank = card & 15
         pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
@@ -411,6 +421,7 @@ class TableMeld:
             self.hi = pos
             self.placed.append((card, actual, seat))
         self.accept = self._accept()
+        self.layoffs = self._layoffs()
         return pos
 
     def copy(self) -> TableMeld:
@@ -775,7 +786,7 @@ class Rummy500(GameState):
                     m2 ^= 1 << c
                 else:
                     m1 ^= 1 << c
-            new = TableMeld(action.slots, action.jokers, seat)
+            new = TableMeld(action.slots, action.jokers, seat, len(self.table))
             others = self.table
             if new.is_run:
                 runs.append(new.run_bounds())
@@ -868,7 +879,7 @@ class Rummy500(GameState):
         values = self._values
         points = 0
         if isinstance(action, NewMeld):
-            tm = TableMeld(action.slots, action.jokers, seat)
+            tm = TableMeld(action.slots, action.jokers, seat, len(self.table))
             for i, c in enumerate(action.slots):
                 if action.jokers >> i & 1:
                     self._remove(seat, JK)
@@ -910,14 +921,16 @@ class Rummy500(GameState):
         runs = []
         natural: dict[int, list[LayOff]] = {}
         jokers: list[LayOff] = []
-        for i, tm in enumerate(self.table):
-            acc = tm.accept
-            accept |= acc
+        for tm in self.table:
+            accept |= tm.accept
             if tm.is_run:
-                runs.append(tm.run_bounds())
-            for cid in ids(acc):
-                natural.setdefault(cid, []).append(lay_off(cid, False, i))
-                jokers.append(lay_off(cid, True, i))
+                runs.append((tm.key, tm.lo, tm.hi))
+            for cid, nat, jok in tm.layoffs:
+                if cid in natural:
+                    natural[cid].append(nat)
+                else:
+                    natural[cid] = [nat]
+                jokers.append(jok)
         self.accept = accept
         self.joker_ok = bool(jokers)
         self.runs = runs
