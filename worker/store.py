@@ -210,6 +210,8 @@ class Store:
         attempts: int = 5,
     ) -> Store:
         """Connect to ``url`` (retrying), apply pending migrations, and open a pool."""
+        # No per-checkout health check (a round trip per call): a connection found broken
+        # fails its call, the pool discards it, and _run retries on a fresh one.
         with db.connect(url, attempts=attempts) as conn:
             if migrate:
                 db.migrate(conn)
@@ -218,7 +220,6 @@ class Store:
             min_size=min_size,
             max_size=max_size,
             kwargs={"autocommit": True},
-            check=ConnectionPool.check_connection,
             open=False,
             name="arena-store",
         )
@@ -532,7 +533,10 @@ class Store:
         params = {"holder": holder, "lease": lease_seconds, "id": match_id}
 
         def op(conn: psycopg.Connection) -> Match | None:
-            with conn.cursor(row_factory=dict_row) as cur:
+            # A claim need not survive a server crash: if it is lost, the match is claimable
+            # again and the holder's finish is refused, so skip the wait for the WAL flush.
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                cur.execute("SET LOCAL synchronous_commit = off")
                 row = cur.execute(sql, params).fetchone()
             return None if row is None else _match(row)
 
@@ -807,14 +811,7 @@ class Store:
             with conn.transaction():
                 conn.execute("LOCK TABLE ratings, rating_history IN EXCLUSIVE MODE")
                 conn.execute("DELETE FROM rating_history WHERE game = %s", (game,))
-                with (
-                    conn.cursor(name="recompute", binary=True) as source,
-                    conn.cursor().copy(
-                        "COPY rating_history (game, bot_version_id, match_id, finish_seq, k,"
-                        " rating_before, rating_after) FROM STDIN"
-                    ) as copy,
-                ):
-                    source.itersize = batch_size
+                with conn.cursor(name="recompute", binary=True) as source:
                     source.execute(
                         "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.forfeit"
                         " FROM matches m JOIN match_seats s ON s.match_id = m.id"
@@ -822,24 +819,49 @@ class Store:
                         " ORDER BY m.finish_seq, s.seat",
                         (game,),
                     )
-                    for (match_id, seq), group in itertools.groupby(
-                        source, key=lambda r: (r[0], r[1])
-                    ):
-                        rows = list(group)
-                        count += 1
-                        n = len(rows)
-                        players = [r[2] for r in rows]
-                        ranks = [n if r[4] else r[3] for r in rows]
-                        before = [table.get(p, INITIAL_RATING) for p in players]
-                        after = ratings.elo_after(players, ranks, before, k)
-                        seen: dict[int, float] = {}
-                        for p, b in zip(players, before, strict=True):
-                            seen.setdefault(p, b)
-                        for p, a in zip(players, after, strict=True):
-                            table[p] = a
-                        for p, b in seen.items():
-                            games[p] = games.get(p, 0) + 1
-                            copy.write_row((game, p, match_id, seq, k, b, table[p]))
+                    carry: list[tuple[Any, ...]] = []
+                    while True:
+                        # A batch from the server-side cursor, then one COPY of its history
+                        # (a connection cannot fetch while a COPY is open). The last match of
+                        # a batch may continue in the next one, so it is carried over.
+                        batch = source.fetchmany(batch_size)
+                        rows_in = carry + batch
+                        if batch:
+                            last = rows_in[-1][0]
+                            cut = len(rows_in)
+                            while cut > 0 and rows_in[cut - 1][0] == last:
+                                cut -= 1
+                            rows_in, carry = rows_in[:cut], rows_in[cut:]
+                        else:
+                            carry = []
+                        history = []
+                        for (match_id, seq), group in itertools.groupby(
+                            rows_in, key=lambda r: (r[0], r[1])
+                        ):
+                            rows = list(group)
+                            count += 1
+                            n = len(rows)
+                            players = [r[2] for r in rows]
+                            ranks = [n if r[4] else r[3] for r in rows]
+                            before = [table.get(p, INITIAL_RATING) for p in players]
+                            after = ratings.elo_after(players, ranks, before, k)
+                            seen: dict[int, float] = {}
+                            for p, b in zip(players, before, strict=True):
+                                seen.setdefault(p, b)
+                            for p, a in zip(players, after, strict=True):
+                                table[p] = a
+                            for p, b in seen.items():
+                                games[p] = games.get(p, 0) + 1
+                                history.append((game, p, match_id, seq, k, b, table[p]))
+                        if history:
+                            with conn.cursor().copy(
+                                "COPY rating_history (game, bot_version_id, match_id,"
+                                " finish_seq, k, rating_before, rating_after) FROM STDIN"
+                            ) as copy:
+                                for item in history:
+                                    copy.write_row(item)
+                        if not batch:
+                            break
                 conn.execute("DELETE FROM ratings WHERE game = %s", (game,))
                 with conn.cursor().copy(
                     "COPY ratings (game, bot_version_id, rating, games) FROM STDIN"
