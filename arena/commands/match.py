@@ -1,0 +1,125 @@
+"""``arena match create`` (get seat tokens from a running referee) and ``arena match get``
+(a match's state and result, and its record written to a file for ``arena verify``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from arena.cli import CommandError
+from arena.commands.engine import parse_options
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    m = sub.add_parser("match", help="create a match on a referee, or fetch one")
+    msub = m.add_subparsers(dest="match_command", required=True, metavar="ACTION")
+    default_referee = os.environ.get("ARENA_REFEREE", "127.0.0.1:50051")
+
+    c = msub.add_parser("create", help="create a match and print one token per seat")
+    c.add_argument("--referee", default=default_referee, help="HOST:PORT of the referee")
+    c.add_argument("--game", required=True)
+    c.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
+    c.add_argument("--seats", type=int, default=None, help="number of seats (default: the game's)")
+    c.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    c.add_argument("--decision-ms", type=int, default=None, help="per-decision limit")
+    c.add_argument("--bank-ms", type=int, default=None, help="time bank per seat")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_create)
+
+    g = msub.add_parser("get", help="a match's state and result; --record FILE saves its record")
+    g.add_argument("match_id")
+    g.add_argument("--referee", default=default_referee, help="HOST:PORT of the referee")
+    g.add_argument("--record", type=Path, default=None, help="write the record bytes here")
+    g.set_defaults(func=cmd_get)
+
+
+def _stub(address: str) -> Any:
+    from rummyarena.v1 import match_pb2_grpc
+
+    channel = grpc.insecure_channel(address)
+    return channel, match_pb2_grpc.MatchesStub(channel)
+
+
+def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
+    code = exc.code() if hasattr(exc, "code") else None
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return CommandError(
+            f"no referee answers at {address}: start one with `arena referee --port PORT` "
+            "or pass --referee HOST:PORT"
+        )
+    detail = exc.details() if hasattr(exc, "details") else str(exc)
+    return CommandError(f"the referee at {address} refused: {detail}")
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    from referee.codec import clock_to_proto, options_to_proto
+    from referee.engine import get_game
+    from rummyarena.v1 import match_pb2
+
+    spec = get_game(args.game)
+    options = parse_options(args.option)
+    spec.options(options)  # name a bad option here rather than on the wire
+    seats = spec.default_seats if args.seats is None else args.seats
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(8), "big")
+    request = match_pb2.CreateMatchRequest(
+        game=args.game, seed=seed, seat_names=[f"seat {i}" for i in range(seats)]
+    )
+    options_to_proto(options, request.options)
+    if args.decision_ms is not None or args.bank_ms is not None:
+        from referee.clock import ClockRules
+
+        defaults = ClockRules()
+        rules = ClockRules(
+            decision_ms=defaults.decision_ms if args.decision_ms is None else args.decision_ms,
+            bank_ms=defaults.bank_ms if args.bank_ms is None else args.bank_ms,
+        )
+        request.clock.CopyFrom(clock_to_proto(rules))
+    channel, stub = _stub(args.referee)
+    try:
+        reply = stub.CreateMatch(request, timeout=10)
+    except grpc.RpcError as exc:
+        raise _rpc_error(args.referee, exc) from None
+    finally:
+        channel.close()
+    if args.json:
+        print(json.dumps({"match_id": reply.match_id, "seed": seed, "tokens": list(reply.tokens)}))
+        return 0
+    print(f"match {reply.match_id} ({args.game}, seed {seed})")
+    for seat, token in enumerate(reply.tokens):
+        print(f"seat {seat}: {token}")
+    print(f"play a seat: arena bot run BOT.py --referee {args.referee} --token TOKEN")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    from rummyarena.v1 import common_pb2, match_pb2
+
+    channel, stub = _stub(args.referee)
+    try:
+        reply = stub.GetMatch(match_pb2.GetMatchRequest(match_id=args.match_id), timeout=10)
+    except grpc.RpcError as exc:
+        raise _rpc_error(args.referee, exc) from None
+    finally:
+        channel.close()
+    state = match_pb2.MatchState.Name(reply.state).removeprefix("MATCH_STATE_").lower()
+    print(f"match {reply.match_id}: {state}")
+    if reply.HasField("result"):
+        for seat in reply.result.seats:
+            status = common_pb2.SeatStatus.Name(seat.status)
+            print(
+                f"seat {seat.seat} ({seat.name}): rank {seat.rank}, score {seat.score}, "
+                f"{status.removeprefix('SEAT_STATUS_').lower()}"
+                + (", forfeited" if seat.forfeited else "")
+            )
+    if args.record is not None:
+        if not reply.HasField("record"):
+            raise CommandError(f"match {args.match_id} has no record yet (state: {state})")
+        args.record.write_bytes(reply.record.SerializeToString())
+        print(f"record written to {args.record}; check it with `arena verify {args.record}`")
+    return 0

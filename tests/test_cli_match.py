@@ -1,0 +1,50 @@
+"""`arena match create` and `arena match get` against a real referee process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture, start_bot, wait_all
+
+
+@pytest.fixture(scope="module")
+def referee() -> Iterator[RefereeProcess]:
+    yield from referee_fixture()
+
+
+def test_create_play_get_and_verify(
+    referee: RefereeProcess, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["match", "create", "--referee", referee.address, "--game", "hollywood-gin"]
+    assert main([*args, "--seed", "9", "--option", "max_hands=1", "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["seed"] == 9 and len(created["tokens"]) == 2
+    bots = [start_bot(EXAMPLES / "heuristic_bot.py", referee.address, t) for t in created["tokens"]]
+    assert [code for code, _ in wait_all(bots)] == [0, 0]
+    record = tmp_path / "match.record"
+    get = ["match", "get", created["match_id"], "--referee", referee.address]
+    assert main([*get, "--record", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert "finished" in out and "rank 0" in out
+    assert main(["verify", str(record)]) == 0
+    assert ": ok:" in capsys.readouterr().out
+
+
+def test_bad_option_is_named_before_anything_is_sent(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["match", "create", "--game", "hollywood-gin", "--option", "knock_limt=3"])
+    assert code == 2
+    assert "unknown option 'knock_limt'" in capsys.readouterr().err
+
+
+def test_unknown_match_and_missing_referee_are_clear(
+    referee: RefereeProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["match", "get", "nope", "--referee", referee.address]) == 2
+    assert "no match 'nope'" in capsys.readouterr().err
+    assert main(["match", "get", "x", "--referee", "127.0.0.1:1"]) == 2
+    assert "no referee answers at 127.0.0.1:1" in capsys.readouterr().err
