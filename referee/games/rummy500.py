@@ -57,8 +57,12 @@ from referee.games.rummy500_melds import (
     NEIGHBOURS,
     RANK13,
     RANK_VALUES,
+    SET_MATES,
+    WINDOW_MASKS,
     canonical_slots,
+    chain_reaches,
     ids,
+    joker_forms_meld,
     meldable,
     pos_card,
     run_shape,
@@ -349,58 +353,83 @@ def _parse_depth(word: str, what: str, least: int = 1) -> int:
 # -- the table -----------------------------------------------------------------------------
 
 
-class TableMeld:
-    """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
+#: Per tuple of meld slots: (is a run, suit or rank, low, high, suit mask of a set).
+_SHAPES: dict[tuple[Card, ...], tuple[bool, int, int, int, int]] = {}
+#: Per run (suit, low, high) and per set (rank, suit mask): the cards it accepts.
+_RUN_ACCEPT: dict[tuple[int, int, int], int] = {}
+_SET_ACCEPT: dict[tuple[int, int], int] = {}
 
-    __slots__ = ("accept", "hi", "index", "is_run", "key", "layoffs", "lo", "placed", "suits")
 
-    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, index: int = -1) -> None:
-        self.index = index
+def _shape(slots: tuple[Card, ...]) -> tuple[bool, int, int, int, int]:
+    found = _SHAPES.get(slots)
+    if found is None:
         shape = run_shape(slots)
-        self.is_run = shape is not None
-        self.placed = [
-            (int(c), JK if jokers >> i & 1 else int(c), seat) for i, c in enumerate(slots)
-        ]
         if shape is not None:
-            self.key, self.lo, self.hi = shape  # key: the suit
-            self.suits = 0
+            found = (True, shape[0], shape[1], shape[2], 0)
         else:
             sshape = set_shape(slots)
             assert sshape is not None
-            self.key, self.suits = sshape  # key: the rank
-            self.lo = self.hi = 0
-        self.accept = self._accept()
-        self.layoffs = self._layoffs()
+            found = (False, sshape[0], 0, 0, sshape[1])
+        if len(_SHAPES) > _CACHE_LIMIT:
+            _SHAPES.clear()
+        _SHAPES[slots] = found
+    return found
 
-    def _layoffs(self) -> tuple[tuple[int, LayOff, LayOff], ...]:
-        """Per acceptable card: (card, its natural lay-off, a joker's lay-off)."""
-        i = self.index
-        return tuple(
-            (cid, lay_off(cid, False, i), lay_off(cid, True, i)) for cid in ids(self.accept)
-        )
 
-    def _accept(self) -> int:
-        """The cards that may be laid off on this meld now, as a mask."""
-        if not self.is_run:
-            if len(self.placed) >= 4:
-                return 0
-            acc = 0
-            for s in range(4):
-                if not self.suits >> s & 1:
-                    acc |= 1 << (s * 16 + self.key)
-            return acc
-        lo, hi = self.lo, self.hi
+def _run_accept(suit: int, lo: int, hi: int) -> int:
+    """The cards a run of ``suit`` over positions lo..hi accepts as lay-offs."""
+    key = (suit, lo, hi)
+    found = _RUN_ACCEPT.get(key)
+    if found is None:
         short = hi - lo < 12
         low_ok = short and lo >= 1
         high_ok = short and hi <= 12
         if low_ok and high_ok and lo == 1 and hi == 12:
             low_ok = False  # ruling: an ace on 2..K goes high (see run_templates)
-        acc = 0
+        found = 0
         if low_ok:
-            acc |= 1 << pos_card(self.key, lo - 1)
+            found |= 1 << pos_card(suit, lo - 1)
         if high_ok:
-            acc |= 1 << pos_card(self.key, hi + 1)
-        return acc
+            found |= 1 << pos_card(suit, hi + 1)
+        _RUN_ACCEPT[key] = found
+    return found
+
+
+def _set_accept(rank: int, suits: int) -> int:
+    """The cards a set of ``rank`` holding the suits ``suits`` accepts as lay-offs."""
+    key = (rank, suits)
+    found = _SET_ACCEPT.get(key)
+    if found is None:
+        found = 0
+        if suits.bit_count() < 4:
+            for s in range(4):
+                if not suits >> s & 1:
+                    found |= 1 << (s * 16 + rank)
+        _SET_ACCEPT[key] = found
+    return found
+
+
+class TableMeld:
+    """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
+
+    __slots__ = ("accept", "hi", "index", "is_run", "key", "lo", "placed", "suits")
+
+    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, index: int = -1) -> None:
+        self.index = index
+        self.is_run, self.key, self.lo, self.hi, self.suits = _shape(slots)
+        if jokers:
+            self.placed = [
+                (int(c), JK if jokers >> i & 1 else int(c), seat) for i, c in enumerate(slots)
+            ]
+        else:
+            self.placed = [(int(c), int(c), seat) for c in slots]
+        self.accept = self._accept()
+
+    def _accept(self) -> int:
+        """The cards that may be laid off on this meld now, as a mask."""
+        if self.is_run:
+            return _run_accept(self.key, self.lo, self.hi)
+        return _set_accept(self.key, self.suits)
 
     def add(self, card: int, actual: int, seat: int) -> int:
         """Lay off ``card`` (``actual`` is JK for a joker); returns its run position
@@ -410,7 +439,6 @@ class TableMeld:
             self.placed.append((card, actual, seat))
             self.placed.sort(key=lambda t: t[0] >> 4)
             self.accept = self._accept()
-            self.layoffs = self._layoffs()
             return -1
         rank = card & 15
         pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
@@ -421,7 +449,6 @@ class TableMeld:
             self.hi = pos
             self.placed.append((card, actual, seat))
         self.accept = self._accept()
-        self.layoffs = self._layoffs()
         return pos
 
     def copy(self) -> TableMeld:
@@ -575,8 +602,9 @@ class Rummy500(GameState):
         self.accept = 0
         self.joker_ok = False
         self.runs: list[tuple[int, int, int]] = []
+        self.run_suits = 0  # bit s: a run of suit s is on the table
         self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
-        self.joker_layoffs: tuple[LayOff, ...] = ()
+        self._joker_layoffs: tuple[LayOff, ...] | None = ()
         self.melded = [0] * n
         self.turns = 0
         self.pending = -1
@@ -701,20 +729,34 @@ class Rummy500(GameState):
                     jokers += 1
                 else:
                     pool |= 1 << top
-                accept, joker_ok, runs = self.accept, self.joker_ok, self.runs
+                accept, run_suits = self.accept, self.run_suits
                 depth = 1
                 for i in range(len(pile) - 2, -1, -1):
                     depth += 1
                     c = pile[i]
                     if c == JK:
-                        if meldable(c, pool, jokers, accept, joker_ok, runs):
+                        if self.joker_ok or joker_forms_meld(pool, jokers):
                             out.append(deep_draw(depth, c))
                         jokers += 1
                         continue
-                    if (jokers or accept >> c & 1 or pool & NEIGHBOURS[c]) and meldable(
-                        c, pool, jokers, accept, joker_ok, runs
-                    ):
+                    # meldable() inlined: a lay-off, a new meld, or a chain of lay-offs
+                    if jokers >= 2 or accept >> c & 1:
                         out.append(deep_draw(depth, c))
+                    elif pool & NEIGHBOURS[c] or jokers:
+                        if jokers:
+                            hit = bool(pool & NEIGHBOURS[c])
+                        elif (pool & SET_MATES[c]).bit_count() >= 2:
+                            hit = True
+                        else:
+                            hit = False
+                            for w in WINDOW_MASKS[c]:
+                                if pool & w == w:
+                                    hit = True
+                                    break
+                        if hit or (
+                            run_suits >> (c >> 4) & 1 and chain_reaches(c, pool, jokers, self.runs)
+                        ):
+                            out.append(deep_draw(depth, c))
                     pool |= 1 << c
         if not stock_left:
             out.append(DECLINE)
@@ -733,7 +775,7 @@ class Rummy500(GameState):
                 out.extend(natural[low.bit_length() - 1])
                 hits ^= low
         if jokers:
-            out.extend(self.joker_layoffs)
+            out.extend(self._joker_lay_offs())
         pending = self.pending
         if pending >= 0:
             if self.at_once:
@@ -880,6 +922,7 @@ class Rummy500(GameState):
         points = 0
         if isinstance(action, NewMeld):
             tm = TableMeld(action.slots, action.jokers, seat, len(self.table))
+            old_accept = 0
             for i, c in enumerate(action.slots):
                 if action.jokers >> i & 1:
                     self._remove(seat, JK)
@@ -892,6 +935,7 @@ class Rummy500(GameState):
         else:
             assert isinstance(action, LayOff)
             tm = self.table[action.meld]
+            old_accept = tm.accept
             actual = JK if action.joker else int(action.card)
             self._remove(seat, actual)
             pos = tm.add(action.card, actual, seat)
@@ -902,7 +946,7 @@ class Rummy500(GameState):
         met = self.pending >= 0 and _holds(action, self.pending)
         self.melded[seat] += points
         self.events.append(Event(seat, str(action)))
-        self._table_changed()
+        self._table_changed(tm, old_accept)
         if met:
             self.pending = -1
             self.at_once = False
@@ -915,27 +959,43 @@ class Rummy500(GameState):
             else:
                 self._end_hand("went out", seat)
 
-    def _table_changed(self) -> None:
-        """Recompute what the table accepts, and the lay-off actions that follow."""
+    def _table_changed(self, changed: TableMeld, old_accept: int) -> None:
+        """Update what the table accepts, and the lay-off actions that follow, after
+        ``changed`` was made or laid off on (it accepted ``old_accept`` before)."""
+        table = self.table
         accept = 0
-        runs = []
-        natural: dict[int, list[LayOff]] = {}
-        jokers: list[LayOff] = []
-        for tm in self.table:
+        for tm in table:
             accept |= tm.accept
-            if tm.is_run:
-                runs.append((tm.key, tm.lo, tm.hi))
-            for cid, nat, jok in tm.layoffs:
-                if cid in natural:
-                    natural[cid].append(nat)
-                else:
-                    natural[cid] = [nat]
-                jokers.append(jok)
         self.accept = accept
-        self.joker_ok = bool(jokers)
-        self.runs = runs
-        self.natural_layoffs = {cid: tuple(acts) for cid, acts in natural.items()}
-        self.joker_layoffs = tuple(jokers)
+        self.joker_ok = accept != 0
+        if changed.is_run:
+            runs = [(tm.key, tm.lo, tm.hi) for tm in table if tm.is_run]
+            self.runs = runs
+            suits = 0
+            for r in runs:
+                suits |= 1 << r[0]
+            self.run_suits = suits
+        touched = old_accept | changed.accept
+        if touched:
+            natural = dict(self.natural_layoffs)  # copied: clones share the old one
+            for cid in ids(touched):
+                bit = 1 << cid
+                acts = tuple(lay_off(cid, False, tm.index) for tm in table if tm.accept & bit)
+                if acts:
+                    natural[cid] = acts
+                else:
+                    del natural[cid]
+            self.natural_layoffs = natural
+        self._joker_layoffs = None
+
+    def _joker_lay_offs(self) -> tuple[LayOff, ...]:
+        """Every lay-off of a joker on the table, meld by meld (made when first asked)."""
+        found = self._joker_layoffs
+        if found is None:
+            found = self._joker_layoffs = tuple(
+                lay_off(cid, True, tm.index) for tm in self.table for cid in ids(tm.accept)
+            )
+        return found
 
     def _end_turn(self, seat: int, discarded: bool) -> None:
         self.turns += 1
@@ -958,19 +1018,29 @@ class Rummy500(GameState):
         off on a table meld as it lies, or in a new meld with cards above them (R6)."""
         pool = 0
         jokers = 0
-        accept, joker_ok = self.accept, self.joker_ok
+        accept = self.accept
         out: list[Action] = []
         pile = self.pile
-        for depth, c in enumerate(reversed(pile), 1):
+        depth = 0
+        for i in range(len(pile) - 1, -1, -1):
+            depth += 1
+            c = pile[i]
             if c == JK:
-                if meldable(c, pool, jokers, accept, joker_ok, ()):
+                if self.joker_ok or joker_forms_meld(pool, jokers):
                     out.append(call_rummy(depth, c))
                 jokers += 1
                 continue
-            if (jokers or accept >> c & 1 or pool & NEIGHBOURS[c]) and meldable(
-                c, pool, jokers, accept, joker_ok, ()
-            ):
+            # meldable() inlined, without chains (no hand cards to lay off)
+            if jokers >= 2 or accept >> c & 1:
                 out.append(call_rummy(depth, c))
+            elif pool & NEIGHBOURS[c]:
+                if jokers or (pool & SET_MATES[c]).bit_count() >= 2:
+                    out.append(call_rummy(depth, c))
+                else:
+                    for w in WINDOW_MASKS[c]:
+                        if pool & w == w:
+                            out.append(call_rummy(depth, c))
+                            break
             pool |= 1 << c
         return tuple(out)
 
