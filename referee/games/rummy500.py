@@ -14,6 +14,7 @@ numbered from 0 in the order they were made this hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.actions import (
@@ -61,6 +62,7 @@ from referee.games.rummy500_melds import (
     WINDOW_MASKS,
     canonical_slots,
     chain_reaches,
+    forms_meld,
     ids,
     joker_forms_meld,
     meldable,
@@ -178,6 +180,10 @@ _RUN_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
 _SET_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
 _MELD_CACHE: dict[tuple[int, int], tuple[NewMeld, ...]] = {}
 _CACHE_LIMIT = 1 << 16
+#: Per card id, the texts of the events of discarding, drawing and taking it.
+_DISCARD_TEXT = [f"discard {CARD_BY_ID.get(c, '')}" for c in range(65)]
+_DREW_TEXT = [f"drew {CARD_BY_ID.get(c, '')}" for c in range(65)]
+_DRAW_DISCARD_TEXT = [f"draw discard {CARD_BY_ID.get(c, '')}" for c in range(65)]
 _ACES = 1 | 1 << 16 | 1 << 32 | 1 << 48
 #: Per suit, per 13-bit rank pattern, the discard actions of those cards.
 _DISCARD_CHUNKS: list[list[tuple[Discard, ...]]] = [
@@ -241,10 +247,6 @@ def _sets_of_rank(rank: int, q: int, jokers: int) -> tuple[NewMeld, ...]:
 def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
     """Every new meld a hand of distinct naturals ``mask`` and ``jokers`` jokers can
     make (R5), in a stable order: runs by suit, then sets by rank."""
-    key = (mask, jokers)
-    found = _MELD_CACHE.get(key)
-    if found is not None:
-        return found
     a = mask & RANK13
     b = (mask >> 16) & RANK13
     c = (mask >> 32) & RANK13
@@ -253,6 +255,10 @@ def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
         runs = (mask & mask >> 1 & mask >> 2) | (mask >> 11 & mask >> 12 & mask & _ACES)
         if not runs and not (a & b & (c | d)) | (c & d & (a | b)):
             return ()  # the common case: no meld at all
+    key = (mask, jokers)
+    found = _MELD_CACHE.get(key)
+    if found is not None:
+        return found
     out: list[NewMeld] = []
     for suit, r in ((0, a), (1, b), (2, c), (3, d)):
         if not r:
@@ -766,18 +772,20 @@ class Rummy500(GameState):
         seat = self.turn
         m = self.m1[seat]
         jokers = self.jk[seat]
-        out: list[Action] = list(meld_actions(m, jokers))
+        melds: Sequence[NewMeld] = meld_actions(m, jokers)
+        lays: list[LayOff] = []
         hits = self.accept & m
         if hits:
             natural = self.natural_layoffs
             while hits:
                 low = hits & -hits
-                out.extend(natural[low.bit_length() - 1])
+                lays.extend(natural[low.bit_length() - 1])
                 hits ^= low
         if jokers:
-            out.extend(self._joker_lay_offs())
+            lays.extend(self._joker_lay_offs())
         pending = self.pending
         if pending >= 0:
+            out: list[Action] = [*melds, *lays]
             if self.at_once:
                 return [a for a in out if _holds(a, pending)]
             return [a for a in out if _holds(a, pending) or self._still_meldable(a, pending)]
@@ -790,14 +798,23 @@ class Rummy500(GameState):
         if forbidden >= 0:
             # never leave the lone card drawn from the pile as the whole hand unless
             # it can then be laid off: it could neither be discarded nor melded
-            size = self.size[seat]
-            out = [
-                a
-                for a in out
-                if size - _count(a) != 1
-                or _holds(a, forbidden)
-                or self._still_meldable(a, forbidden)
-            ]
+            keep = self.size[seat] - 1  # an action placing this many cards leaves one
+            if keep == 1:
+                if lays:
+                    lays = [
+                        a
+                        for a in lays
+                        if _holds(a, forbidden) or self._still_meldable(a, forbidden)
+                    ]
+            elif melds:
+                melds = [
+                    a
+                    for a in melds
+                    if len(a.slots) != keep
+                    or _holds(a, forbidden)
+                    or self._still_meldable(a, forbidden)
+                ]
+        out = [*melds, *lays]
         last = self.size[seat] == 1 and self.options.unplayable_final_discard
         d = m
         if forbidden >= 0 and forbidden != JK:
@@ -817,9 +834,6 @@ class Rummy500(GameState):
         """Whether ``card`` can still be melded this turn after ``action`` (R4)."""
         seat = self.turn
         m1, m2, jokers = self.m1[seat], self.m2[seat], self.jk[seat]
-        runs = list(self.runs)
-        accept = 0
-        joker_ok = False
         if isinstance(action, NewMeld):
             for i, c in enumerate(action.slots):
                 if action.jokers >> i & 1:
@@ -828,12 +842,12 @@ class Rummy500(GameState):
                     m2 ^= 1 << c
                 else:
                     m1 ^= 1 << c
-            new = TableMeld(action.slots, action.jokers, seat, len(self.table))
-            others = self.table
-            if new.is_run:
-                runs.append(new.run_bounds())
-            accept = new.accept
-            joker_ok = bool(new.accept)
+            # the melds already on the table stay as they are
+            if card == JK:
+                if self.joker_ok:
+                    return True
+            elif self.accept >> card & 1:
+                return True
         else:
             assert isinstance(action, LayOff)
             c = action.card
@@ -843,17 +857,29 @@ class Rummy500(GameState):
                 m2 ^= 1 << c
             else:
                 m1 ^= 1 << c
+        # what the hand can do alone, whatever the table (see meldable)
+        if card == JK:
+            if joker_forms_meld(m1, jokers):
+                return True
+        elif jokers >= 2 or (m1 & NEIGHBOURS[card] and forms_meld(card, m1, jokers)):
+            return True
+        runs = list(self.runs)
+        if isinstance(action, NewMeld):
+            new = TableMeld(action.slots, action.jokers, seat, len(self.table))
+            others = self.table
+            if new.is_run:
+                runs.append(new.run_bounds())
+            accept = new.accept
+        else:
             changed = self.table[action.meld].copy()
-            changed.add(c, JK if action.joker else c, seat)
+            changed.add(action.card, JK if action.joker else action.card, seat)
             others = [tm for i, tm in enumerate(self.table) if i != action.meld]
             if changed.is_run:
                 runs = [tm.run_bounds() for tm in others if tm.is_run] + [changed.run_bounds()]
             accept = changed.accept
-            joker_ok = bool(changed.accept)
         for tm in others:
             accept |= tm.accept
-            joker_ok = joker_ok or bool(tm.accept)
-        return meldable(card, m1, jokers, accept, joker_ok, runs)
+        return meldable(card, m1, jokers, accept, accept != 0, runs)
 
     # -- transitions -----------------------------------------------------------------------
 
@@ -867,7 +893,7 @@ class Rummy500(GameState):
             card = action.card
             self._remove(seat, card)
             self.pile.append(card)
-            events.append(Event(seat, f"discard {card}"))
+            events.append(Event(seat, _DISCARD_TEXT[card]))
             if self.size[seat] == 0:
                 self._end_hand("went out", seat)
             else:
@@ -878,14 +904,17 @@ class Rummy500(GameState):
             self._add(seat, card)
             self.phase = PLAY
             events.append(Event(seat, "draw stock"))
-            events.append(Event(seat, f"drew {card}", self._private[seat]))
+            events.append(Event(seat, _DREW_TEXT[card], self._private[seat]))
         elif kind is NewMeld or kind is LayOff:
             self._place(seat, action)
         elif kind is DrawDiscard:
-            card = self._take_from_pile(seat, 1)[0]
+            card = self.pile.pop()
+            self._add(seat, card)
+            known = self.known[seat]
+            known[card] = known.get(card, 0) + 1
             self.forbidden = card
             self.phase = PLAY
-            events.append(Event(seat, f"draw discard {card}"))
+            events.append(Event(seat, _DRAW_DISCARD_TEXT[card]))
         elif kind is DrawDeep:
             assert isinstance(action, DrawDeep)
             taken = self._take_from_pile(seat, action.depth)
