@@ -178,7 +178,6 @@ _CALLS: dict[tuple[int, int], CallRummy] = {}
 _LAYOFFS: dict[tuple[int, bool, int], LayOff] = {}
 _RUN_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
 _SET_ACTIONS: dict[tuple[int, int, int], tuple[NewMeld, ...]] = {}
-_MELD_CACHE: dict[tuple[int, int], tuple[NewMeld, ...]] = {}
 _CACHE_LIMIT = 1 << 16
 #: Per card id, the texts of the events of discarding, drawing and taking it.
 _DISCARD_TEXT = [f"discard {CARD_BY_ID.get(c, '')}" for c in range(65)]
@@ -219,15 +218,18 @@ def lay_off(card: int, joker: bool, meld: int) -> LayOff:
     return found
 
 
-def _runs_of_suit(suit: int, r13: int, jokers: int) -> tuple[NewMeld, ...]:
-    key = (suit, r13, jokers)
+def _runs_of_suit(suit: int, b14: int, jokers: int) -> tuple[NewMeld, ...]:
+    """The runs of ``suit`` from the run-position pattern ``b14`` and ``jokers``
+    jokers (the pattern may leave out cards that are in no such run)."""
+    key = (suit, b14, jokers)
     found = _RUN_ACTIONS.get(key)
     if found is None:
-        b14 = r13 | ((r13 & 1) << HIGH_ACE)
         found = tuple(
             NewMeld(tuple(CARD_BY_ID[pos_card(suit, p)] for p in positions), jmask)
             for positions, jmask in run_templates(b14, jokers)
         )
+        if len(_RUN_ACTIONS) > _CACHE_LIMIT:
+            _RUN_ACTIONS.clear()
         _RUN_ACTIONS[key] = found
     return found
 
@@ -244,7 +246,7 @@ def _sets_of_rank(rank: int, q: int, jokers: int) -> tuple[NewMeld, ...]:
     return found
 
 
-def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
+def meld_actions(mask: int, jokers: int) -> list[NewMeld]:
     """Every new meld a hand of distinct naturals ``mask`` and ``jokers`` jokers can
     make (R5), in a stable order: runs by suit, then sets by rank."""
     a = mask & RANK13
@@ -254,20 +256,24 @@ def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
     if jokers == 0:
         runs = (mask & mask >> 1 & mask >> 2) | (mask >> 11 & mask >> 12 & mask & _ACES)
         if not runs and not (a & b & (c | d)) | (c & d & (a | b)):
-            return ()  # the common case: no meld at all
-    key = (mask, jokers)
-    found = _MELD_CACHE.get(key)
-    if found is not None:
-        return found
+            return []  # the common case: no meld at all
     out: list[NewMeld] = []
     for suit, r in ((0, a), (1, b), (2, c), (3, d)):
         if not r:
             continue
+        b14 = r | ((r & 1) << HIGH_ACE)
+        # keep only the cards that can be in a run: the runs found are the same, and
+        # far fewer patterns reach the cache
         if jokers == 0:
-            b14 = r | ((r & 1) << HIGH_ACE)
-            if not b14 & (b14 >> 1) & (b14 >> 2):
+            r3 = b14 & (b14 >> 1) & (b14 >> 2)  # the low ends of 3-card runs
+            if not r3:
                 continue
-        out.extend(_runs_of_suit(suit, r, jokers))
+            b14 = r3 | (r3 << 1) | (r3 << 2)
+        elif jokers == 1:  # a card with another within two positions
+            b14 &= (b14 >> 1) | (b14 >> 2) | (b14 << 1) | (b14 << 2)
+            if not b14:
+                continue
+        out.extend(_runs_of_suit(suit, b14, jokers))
     if jokers == 0:
         ranks = (a & b & (c | d)) | (c & d & (a | b))
     elif jokers == 1:
@@ -280,11 +286,7 @@ def meld_actions(mask: int, jokers: int) -> tuple[NewMeld, ...]:
         ranks ^= low
         q = (a >> r & 1) | (b >> r & 1) << 1 | (c >> r & 1) << 2 | (d >> r & 1) << 3
         out.extend(_sets_of_rank(r, q, jokers))
-    found = tuple(out)
-    if len(_MELD_CACHE) > _CACHE_LIMIT:
-        _MELD_CACHE.clear()
-    _MELD_CACHE[key] = found
-    return found
+    return out
 
 
 def _parse_slot(token: str) -> tuple[Card, bool]:
