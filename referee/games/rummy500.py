@@ -34,7 +34,6 @@ from referee.cards import (
     CardError,
     SplitMix64,
     check_stacked_deck,
-    format_cards,
     make_deck,
     parse_card,
     shuffled_deck,
@@ -74,6 +73,17 @@ from referee.games.rummy500_melds import (
 )
 
 JK = 64
+#: Per card id, its text (C2), and the card object.
+_CARD_TEXT = [str(CARD_BY_ID[c]) if c in CARD_BY_ID else "" for c in range(65)]
+_CARDS = [CARD_BY_ID.get(c, JOKER) for c in range(65)]
+
+
+def _fmt(cards: Sequence[int]) -> str:
+    """Like format_cards, from the table of card texts."""
+    t = _CARD_TEXT
+    return " ".join([t[c] for c in cards])
+
+
 CALL, DRAW, PLAY = 0, 1, 2
 PHASE_NAMES = ("call", "draw", "play")
 SCORINGS = tuple(RANK_VALUES)
@@ -113,7 +123,7 @@ class DrawDeep(Action):
     card: Card
 
     def __str__(self) -> str:
-        return f"draw discard {self.depth} {self.card}"
+        return f"draw discard {self.depth} {_CARD_TEXT[self.card]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +136,12 @@ class NewMeld(Action):
     jokers: int
 
     def __str__(self) -> str:
+        t = _CARD_TEXT
         j = self.jokers
+        if not j:
+            return "meld " + " ".join([t[c] for c in self.slots])
         return "meld " + " ".join(
-            f"JK={c}" if j >> i & 1 else str(c) for i, c in enumerate(self.slots)
+            ["JK=" + t[c] if j >> i & 1 else t[c] for i, c in enumerate(self.slots)]
         )
 
 
@@ -141,7 +154,7 @@ class LayOff(Action):
     meld: int
 
     def __str__(self) -> str:
-        return f"layoff {'JK=' if self.joker else ''}{self.card} on {self.meld}"
+        return f"layoff {'JK=' if self.joker else ''}{_CARD_TEXT[self.card]} on {self.meld}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +173,7 @@ class CallRummy(Action):
     card: Card
 
     def __str__(self) -> str:
-        return f"rummy {self.depth} {self.card}"
+        return f"rummy {self.depth} {_CARD_TEXT[self.card]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,9 +475,14 @@ class TableMeld:
     def copy(self) -> TableMeld:
         """An independent copy."""
         other = TableMeld.__new__(TableMeld)
-        for name in TableMeld.__slots__:
-            setattr(other, name, getattr(self, name))
+        other.accept = self.accept
+        other.hi = self.hi
+        other.index = self.index
+        other.is_run = self.is_run
+        other.key = self.key
+        other.lo = self.lo
         other.placed = list(self.placed)
+        other.suits = self.suits
         return other
 
     def run_bounds(self) -> tuple[int, int, int]:
@@ -624,7 +642,7 @@ class Rummy500(GameState):
         events = self.events
         events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
         for s in range(n):
-            events.append(Event(s, f"dealt {format_cards(self._hand_cards(s))}", self._private[s]))
+            events.append(Event(s, f"dealt {_fmt(self._hand_cards(s))}", self._private[s]))
         events.append(Event(None, f"upcard {self.pile[-1]}"))
         self._start_turn((dealer + 1) % n)
 
@@ -667,11 +685,17 @@ class Rummy500(GameState):
 
     def _hand_cards(self, seat: int) -> list[Card]:
         out = []
-        for cid in ids(self.m1[seat]):
-            out.append(CARD_BY_ID[cid])
-            if self.m2[seat] >> cid & 1:
-                out.append(CARD_BY_ID[cid])
-        out.extend([JOKER] * self.jk[seat])
+        m1, m2 = self.m1[seat], self.m2[seat]
+        cards = _CARDS
+        while m1:
+            low = m1 & -m1
+            card = cards[low.bit_length() - 1]
+            out.append(card)
+            if m2 & low:
+                out.append(card)
+            m1 ^= low
+        if self.jk[seat]:
+            out.extend([JOKER] * self.jk[seat])
         return out
 
     def _hand_value(self, seat: int) -> int:
@@ -922,7 +946,7 @@ class Rummy500(GameState):
             taken = self._take_from_pile(seat, action.depth)
             self.pending = action.card
             self.phase = PLAY
-            events.append(Event(seat, f"{action}: takes {format_cards(taken)}"))
+            events.append(Event(seat, f"{action}: takes {_fmt(taken)}"))
         elif kind is NoRummy:
             events.append(Event(self.asker, "no rummy"))
             nxt = (self.asker + 1) % self.num_seats
@@ -934,7 +958,7 @@ class Rummy500(GameState):
             assert isinstance(action, CallRummy)
             caller = self.asker
             taken = self._take_from_pile(caller, action.depth)
-            events.append(Event(caller, f"{action}: takes {format_cards(taken)}"))
+            events.append(Event(caller, f"{action}: takes {_fmt(taken)}"))
             self._start_turn(caller)
             self.phase = PLAY
             self.pending = action.card
@@ -994,10 +1018,12 @@ class Rummy500(GameState):
         """Update what the table accepts, and the lay-off actions that follow, after
         ``changed`` was made or laid off on (it accepted ``old_accept`` before)."""
         table = self.table
-        accept = 0
+        others = 0  # what the other melds accept
         for tm in table:
-            accept |= tm.accept
-        self.accept = accept
+            if tm is not changed:
+                others |= tm.accept
+        new = changed.accept
+        self.accept = accept = others | new
         self.joker_ok = accept != 0
         if changed.is_run:
             runs = [(tm.key, tm.lo, tm.hi) for tm in table if tm.is_run]
@@ -1006,14 +1032,20 @@ class Rummy500(GameState):
             for r in runs:
                 suits |= 1 << r[0]
             self.run_suits = suits
-        touched = old_accept | changed.accept
+        touched = old_accept | new
         if touched:
             natural = dict(self.natural_layoffs)  # copied: clones share the old one
-            for cid in ids(touched):
-                bit = 1 << cid
-                acts = tuple(lay_off(cid, False, tm.index) for tm in table if tm.accept & bit)
-                if acts:
-                    natural[cid] = acts
+            index = changed.index
+            while touched:
+                bit = touched & -touched
+                touched ^= bit
+                cid = bit.bit_length() - 1
+                if others & bit:  # several melds take it: in table order
+                    natural[cid] = tuple(
+                        lay_off(cid, False, tm.index) for tm in table if tm.accept & bit
+                    )
+                elif new & bit:
+                    natural[cid] = (lay_off(cid, False, index),)
                 else:
                     del natural[cid]
             self.natural_layoffs = natural
@@ -1094,7 +1126,7 @@ class Rummy500(GameState):
             events.append(
                 Event(
                     None,
-                    f"seat {s} holds [{format_cards(left[s])}]: "
+                    f"seat {s} holds [{_fmt(left[s])}]: "
                     f"{self.melded[s]} melded - {left_points[s]} = {hand_scores[s]}, "
                     f"total {self.scores[s]}",
                 )
