@@ -628,7 +628,8 @@ class Rummy500(GameState):
         self.accept = 0
         self.joker_ok = False
         self.runs: list[tuple[int, int, int]] = []
-        self.run_suits = 0  # bit s: a run of suit s is on the table
+        self.run_ends = 0  # the cards the runs on the table take
+        self.run_near2 = 0  # the cards two places beyond a run's end
         self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
         self._joker_layoffs: tuple[LayOff, ...] | None = ()
         self.melded = [0] * n
@@ -761,7 +762,7 @@ class Rummy500(GameState):
                     jokers += 1
                 else:
                     pool |= 1 << top
-                accept, run_suits = self.accept, self.run_suits
+                accept, ends, near2 = self.accept, self.run_ends, self.run_near2
                 depth = 1
                 for i in range(len(pile) - 2, -1, -1):
                     depth += 1
@@ -774,21 +775,26 @@ class Rummy500(GameState):
                     # meldable() inlined: a lay-off, a new meld, or a chain of lay-offs
                     if jokers >= 2 or accept >> c & 1:
                         out.append(deep_draw(depth, c))
-                    elif pool & NEIGHBOURS[c] or jokers:
-                        if jokers:
-                            hit = bool(pool & NEIGHBOURS[c])
-                        elif (pool & SET_MATES[c]).bit_count() >= 2:
-                            hit = True
-                        else:
-                            hit = False
-                            for w in WINDOW_MASKS[c]:
-                                if pool & w == w:
-                                    hit = True
-                                    break
-                        if hit or (
-                            run_suits >> (c >> 4) & 1 and chain_reaches(c, pool, jokers, self.runs)
+                    elif jokers:  # one joker: any card it can share a meld with
+                        if pool & NEIGHBOURS[c] or (
+                            # else a chain fills one gap with the joker: the card is
+                            # two places beyond a run's end
+                            near2 >> c & 1 and chain_reaches(c, pool, 1, self.runs)
                         ):
                             out.append(deep_draw(depth, c))
+                    elif pool & NEIGHBOURS[c]:
+                        if (pool & SET_MATES[c]).bit_count() >= 2:
+                            out.append(deep_draw(depth, c))
+                        else:
+                            for w in WINDOW_MASKS[c]:
+                                if pool & w == w:
+                                    out.append(deep_draw(depth, c))
+                                    break
+                            else:  # a chain starts with the card next to a run's end
+                                if pool & ends & RANK13 << (c & 0x30) and chain_reaches(
+                                    c, pool, 0, self.runs
+                                ):
+                                    out.append(deep_draw(depth, c))
                     pool |= 1 << c
         if not stock_left:
             out.append(DECLINE)
@@ -811,10 +817,16 @@ class Rummy500(GameState):
             lays.extend(self._joker_lay_offs())
         pending = self.pending
         if pending >= 0:
-            out: list[Action] = [*melds, *lays]
             if self.at_once:
-                return [a for a in out if _holds(a, pending)]
-            return [a for a in out if _holds(a, pending) or self._still_meldable(a, pending)]
+                return [a for a in [*melds, *lays] if _holds(a, pending)]
+            still = self._still_meldable
+            out: list[Action]
+            if self.joker_ok if pending == JK else self.accept >> pending & 1:
+                out = [*melds]  # a new meld leaves the table that takes the card as it is
+            else:
+                out = [a for a in melds if _holds(a, pending) or still(a, pending)]
+            out.extend([a for a in lays if _holds(a, pending) or still(a, pending)])
+            return out
         forbidden = self.forbidden
         if forbidden >= 0 and (
             (forbidden == JK and jokers >= 2)
@@ -861,13 +873,16 @@ class Rummy500(GameState):
         seat = self.turn
         m1, m2, jokers = self.m1[seat], self.m2[seat], self.jk[seat]
         if isinstance(action, NewMeld):
+            j = action.jokers
             for i, c in enumerate(action.slots):
-                if action.jokers >> i & 1:
+                if j >> i & 1:
                     jokers -= 1
-                elif m2 >> c & 1:
-                    m2 ^= 1 << c
+                    continue
+                bit = 1 << c
+                if m2 & bit:
+                    m2 ^= bit
                 else:
-                    m1 ^= 1 << c
+                    m1 ^= bit
             # the melds already on the table stay as they are
             if card == JK:
                 if self.joker_ok:
@@ -1026,12 +1041,20 @@ class Rummy500(GameState):
         self.accept = accept = others | new
         self.joker_ok = accept != 0
         if changed.is_run:
-            runs = [(tm.key, tm.lo, tm.hi) for tm in table if tm.is_run]
+            runs = []
+            ends = near2 = 0
+            for tm in table:
+                if tm.is_run:
+                    suit, lo, hi = tm.key, tm.lo, tm.hi
+                    runs.append((suit, lo, hi))
+                    ends |= tm.accept
+                    if lo >= 2:
+                        near2 |= 1 << pos_card(suit, lo - 2)
+                    if hi <= 11:
+                        near2 |= 1 << pos_card(suit, hi + 2)
             self.runs = runs
-            suits = 0
-            for r in runs:
-                suits |= 1 << r[0]
-            self.run_suits = suits
+            self.run_ends = ends
+            self.run_near2 = near2
         touched = old_accept | new
         if touched:
             natural = dict(self.natural_layoffs)  # copied: clones share the old one
@@ -1231,9 +1254,13 @@ def _holds(action: Action, card: int) -> bool:
     if isinstance(action, LayOff):
         return action.joker if card == JK else (not action.joker and action.card == card)
     assert isinstance(action, NewMeld)
+    j = action.jokers
     if card == JK:
-        return action.jokers != 0
-    return any(c == card and not action.jokers >> i & 1 for i, c in enumerate(action.slots))
+        return j != 0
+    slots = action.slots
+    if card not in slots:
+        return False
+    return not j or not j >> slots.index(card) & 1  # a meld holds a card at most once
 
 
 SPEC = register(

@@ -1,0 +1,104 @@
+"""The Rummy 500 engine's fast paths against the plain rule checks they inline.
+
+The deep-draw scan (R4), the rummy-call scan (R6) and the filter that keeps an
+owed card meldable (R4) test cards with bit-mask shortcuts for speed. Here,
+along random playouts at every table size, their answers are compared with
+:func:`meldable` called card by card and with a plain list filter, as the
+engine computed them before the shortcuts.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.engine import Action
+from referee.games.rummy500 import (
+    CALL,
+    DECLINE,
+    DRAW,
+    JK,
+    PLAY,
+    SPEC,
+    DrawDeep,
+    LayOff,
+    NewMeld,
+    Rummy500,
+    _holds,
+    call_rummy,
+    deep_draw,
+)
+from referee.games.rummy500_melds import meldable
+
+
+def _reference_deep_draws(s: Rummy500) -> list[Action]:
+    seat = s.turn
+    pile = s.pile
+    out: list[Action] = []
+    if len(pile) < 2:
+        return out
+    pool, jokers = s.m1[seat], s.jk[seat]
+    if pile[-1] == JK:
+        jokers += 1
+    else:
+        pool |= 1 << pile[-1]
+    for depth in range(2, len(pile) + 1):
+        c = pile[-depth]
+        if meldable(c, pool, jokers, s.accept, s.joker_ok, s.runs):
+            out.append(deep_draw(depth, c))
+        if c == JK:
+            jokers += 1
+        else:
+            pool |= 1 << c
+    return out
+
+
+def _reference_calls(s: Rummy500) -> list[Action]:
+    pool = jokers = 0
+    out: list[Action] = []
+    for depth, c in enumerate(reversed(s.pile), 1):
+        if meldable(c, pool, jokers, s.accept, s.joker_ok, ()):
+            out.append(call_rummy(depth, c))
+        if c == JK:
+            jokers += 1
+        else:
+            pool |= 1 << c
+    return out
+
+
+def _playouts(seats: int, jokers: bool, matches: int) -> list[Rummy500]:
+    """Every decision state of a few random matches (a clone each)."""
+    rng = random.Random(seats * 2 + jokers)
+    states = []
+    for seed in range(matches):
+        s = SPEC.new_match(seed, seats=seats, options={"jokers": jokers, "max_hands": 3})
+        assert isinstance(s, Rummy500)
+        while s.to_act() is not None:
+            states.append(s.clone())
+            s.apply(rng.choice(s.legal_actions()))
+    return states
+
+
+@pytest.mark.parametrize("seats", [2, 4, 8])
+@pytest.mark.parametrize("jokers", [False, True])
+def test_r4_r6_scans_agree_with_the_plain_meld_check(seats: int, jokers: bool) -> None:
+    checked_draws = checked_calls = checked_owed = 0
+    for s in _playouts(seats, jokers, 6):
+        legal = s.legal_actions()
+        if s.phase == DRAW:
+            deep = [a for a in legal if isinstance(a, DrawDeep)]
+            assert deep == _reference_deep_draws(s)
+            checked_draws += len(deep)
+            assert (DECLINE in legal) == (s.stock_pos >= len(s.stock))
+        elif s.phase == CALL:
+            assert list(s.calls) == _reference_calls(s)
+            checked_calls += 1
+        elif s.phase == PLAY and s.pending >= 0 and not s.at_once:
+            free = s.clone()  # the same hand and table, nothing owed
+            free.pending = free.forbidden = -1
+            every = [a for a in free.legal_actions() if isinstance(a, (NewMeld, LayOff))]
+            want = [a for a in every if _holds(a, s.pending) or s._still_meldable(a, s.pending)]
+            assert [a for a in legal if isinstance(a, (NewMeld, LayOff))] == want
+            checked_owed += 1
+    assert checked_draws and checked_calls and checked_owed
