@@ -617,9 +617,10 @@ class Rummy500(GameState):
         self.known: list[dict[int, int]] = [{} for _ in range(n)]
         size = 13 if n == 2 else 7
         pos = 0
+        add = self._add
         for _ in range(size):
             for k in range(1, n + 1):
-                self._add((dealer + k) % n, deck[pos])
+                add((dealer + k) % n, deck[pos])
                 pos += 1
         self.pile: list[Card] = [deck[pos]]
         self.stock = deck
@@ -805,68 +806,90 @@ class Rummy500(GameState):
         m = self.m1[seat]
         jokers = self.jk[seat]
         melds: Sequence[NewMeld] = meld_actions(m, jokers)
-        lays: list[LayOff] = []
+        lays: Sequence[LayOff] = ()
         hits = self.accept & m
-        if hits:
+        if hits or jokers:
+            lays = []
             natural = self.natural_layoffs
             while hits:
                 low = hits & -hits
                 lays.extend(natural[low.bit_length() - 1])
                 hits ^= low
-        if jokers:
-            lays.extend(self._joker_lay_offs())
-        pending = self.pending
-        if pending >= 0:
-            if self.at_once:
-                return [a for a in [*melds, *lays] if _holds(a, pending)]
-            still = self._still_meldable
-            out: list[Action]
-            if self.joker_ok if pending == JK else self.accept >> pending & 1:
-                out = [*melds]  # a new meld leaves the table that takes the card as it is
-            else:
-                out = [a for a in melds if _holds(a, pending) or still(a, pending)]
-            out.extend([a for a in lays if _holds(a, pending) or still(a, pending)])
-            return out
+            if jokers:
+                lays.extend(self._joker_lay_offs())
+        if self.pending >= 0:
+            return self._owed_actions(melds, lays)
         forbidden = self.forbidden
-        if forbidden >= 0 and (
-            (forbidden == JK and jokers >= 2)
-            or (forbidden != JK and self.m2[seat] >> forbidden & 1)
-        ):
-            forbidden = -1  # a second copy may go (R4 forbids only the card drawn)
         if forbidden >= 0:
-            # never leave the lone card drawn from the pile as the whole hand unless
-            # it can then be laid off: it could neither be discarded nor melded
-            keep = self.size[seat] - 1  # an action placing this many cards leaves one
-            if keep == 1:
-                if lays:
-                    lays = [
-                        a
-                        for a in lays
-                        if _holds(a, forbidden) or self._still_meldable(a, forbidden)
-                    ]
-            elif melds:
-                melds = [
-                    a
-                    for a in melds
-                    if len(a.slots) != keep
-                    or _holds(a, forbidden)
-                    or self._still_meldable(a, forbidden)
-                ]
-        out = [*melds, *lays]
+            if (forbidden == JK and jokers >= 2) or (
+                forbidden != JK and self.m2[seat] >> forbidden & 1
+            ):
+                forbidden = -1  # a second copy may go (R4 forbids only the card drawn)
+            elif melds or lays:
+                melds, lays = self._keep_drawn_card_playable(forbidden, melds, lays)
+        c = _DISCARD_CHUNKS
+        if forbidden < 0 and not self.options.unplayable_final_discard:
+            out: list[Action] = [
+                *melds,
+                *lays,
+                *c[0][m & RANK13],
+                *c[1][(m >> 16) & RANK13],
+                *c[2][(m >> 32) & RANK13],
+                *c[3][(m >> 48) & RANK13],
+            ]
+            if jokers:
+                out.append(DISCARDS[JK])
+            return out
         last = self.size[seat] == 1 and self.options.unplayable_final_discard
         d = m
         if forbidden >= 0 and forbidden != JK:
             d &= ~(1 << forbidden)
         if last:
             d &= ~self.accept
-        chunks = _DISCARD_CHUNKS
-        out.extend(chunks[0][d & RANK13])
-        out.extend(chunks[1][(d >> 16) & RANK13])
-        out.extend(chunks[2][(d >> 32) & RANK13])
-        out.extend(chunks[3][(d >> 48) & RANK13])
+        out = [
+            *melds,
+            *lays,
+            *c[0][d & RANK13],
+            *c[1][(d >> 16) & RANK13],
+            *c[2][(d >> 32) & RANK13],
+            *c[3][(d >> 48) & RANK13],
+        ]
         if jokers and forbidden != JK and not (last and self.joker_ok):
             out.append(DISCARDS[JK])
         return out
+
+    def _owed_actions(self, melds: Sequence[NewMeld], lays: Sequence[LayOff]) -> list[Action]:
+        """The melds and lay-offs open while a deep-drawn or called card is owed: those
+        placing it, or (unless it must be placed now) leaving it meldable (R4, R6)."""
+        pending = self.pending
+        if self.at_once:
+            return [a for a in [*melds, *lays] if _holds(a, pending)]
+        still = self._still_meldable
+        out: list[Action]
+        if self.joker_ok if pending == JK else self.accept >> pending & 1:
+            out = [*melds]  # a new meld leaves the table that takes the card as it is
+        else:
+            out = [a for a in melds if _holds(a, pending) or still(a, pending)]
+        out.extend([a for a in lays if _holds(a, pending) or still(a, pending)])
+        return out
+
+    def _keep_drawn_card_playable(
+        self, forbidden: int, melds: Sequence[NewMeld], lays: Sequence[LayOff]
+    ) -> tuple[Sequence[NewMeld], Sequence[LayOff]]:
+        """Never leave the lone card drawn from the pile as the whole hand unless it can
+        then be laid off: it could neither be discarded nor melded (R4)."""
+        keep = self.size[self.turn] - 1  # an action placing this many cards leaves one
+        still = self._still_meldable
+        if keep == 1:
+            if lays:
+                lays = [a for a in lays if _holds(a, forbidden) or still(a, forbidden)]
+        elif melds:
+            melds = [
+                a
+                for a in melds
+                if len(a.slots) != keep or _holds(a, forbidden) or still(a, forbidden)
+            ]
+        return melds, lays
 
     def _still_meldable(self, action: Action, card: int) -> bool:
         """Whether ``card`` can still be melded this turn after ``action`` (R4)."""
