@@ -28,8 +28,9 @@ from referee.games.rummy500 import (
     _holds,
     call_rummy,
     deep_draw,
+    lay_off,
 )
-from referee.games.rummy500_melds import meldable
+from referee.games.rummy500_melds import meldable, pos_card
 
 
 def _reference_deep_draws(s: Rummy500) -> list[Action]:
@@ -80,11 +81,41 @@ def _playouts(seats: int, jokers: bool, matches: int) -> list[Rummy500]:
     return states
 
 
+def _check_table_index(s: Rummy500) -> None:
+    """The table bookkeeping kept up to date as melds are made and laid off on equals
+    the same worked out from the table melds afresh."""
+    accept = 0
+    natural: dict[int, list[LayOff]] = {}
+    runs = []
+    ends = near2 = 0
+    for tm in s.table:
+        accept |= tm.accept
+        for cid in range(64):
+            if tm.accept >> cid & 1:
+                natural.setdefault(cid, []).append(lay_off(cid, False, tm.index))
+        if tm.is_run:
+            runs.append((tm.key, tm.lo, tm.hi))
+            ends |= tm.accept
+            if tm.lo >= 2:
+                near2 |= 1 << pos_card(tm.key, tm.lo - 2)
+            if tm.hi <= 11:
+                near2 |= 1 << pos_card(tm.key, tm.hi + 2)
+    assert s.accept == accept
+    assert s.joker_ok == (accept != 0)
+    assert s.natural_layoffs == {c: tuple(a) for c, a in natural.items()}
+    assert sorted(s.runs) == sorted(runs)  # two decks: the same run twice
+    assert s.run_ends & ends == ends and s.run_near2 & near2 == near2  # supersets
+    assert s._joker_lay_offs() == tuple(
+        lay_off(cid, True, tm.index) for tm in s.table for cid in range(64) if tm.accept >> cid & 1
+    )
+
+
 @pytest.mark.parametrize("seats", [2, 4, 8])
 @pytest.mark.parametrize("jokers", [False, True])
-def test_r4_r6_scans_agree_with_the_plain_meld_check(seats: int, jokers: bool) -> None:
+def test_r4_r6_scans_and_table_index_agree_with_the_plain_checks(seats: int, jokers: bool) -> None:
     checked_draws = checked_calls = checked_owed = 0
     for s in _playouts(seats, jokers, 6):
+        _check_table_index(s)
         legal = s.legal_actions()
         if s.phase == DRAW:
             deep = [a for a in legal if isinstance(a, DrawDeep)]

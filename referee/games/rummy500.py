@@ -433,10 +433,11 @@ def _set_accept(rank: int, suits: int) -> int:
 class TableMeld:
     """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
 
-    __slots__ = ("accept", "hi", "index", "is_run", "key", "lo", "placed", "suits")
+    __slots__ = ("accept", "hi", "index", "is_run", "key", "lo", "placed", "run_pos", "suits")
 
     def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, index: int = -1) -> None:
         self.index = index
+        self.run_pos = -1  # a run's place in Rummy500.runs, once on the table
         self.is_run, self.key, self.lo, self.hi, self.suits = _shape(slots)
         if jokers:
             self.placed = [
@@ -482,6 +483,7 @@ class TableMeld:
         other.key = self.key
         other.lo = self.lo
         other.placed = list(self.placed)
+        other.run_pos = self.run_pos
         other.suits = self.suits
         return other
 
@@ -629,9 +631,10 @@ class Rummy500(GameState):
         self.accept = 0
         self.joker_ok = False
         self.runs: list[tuple[int, int, int]] = []
-        self.run_ends = 0  # the cards the runs on the table take
-        self.run_near2 = 0  # the cards two places beyond a run's end
+        self.run_ends = 0  # the cards the runs on the table take (or took)
+        self.run_near2 = 0  # the cards two places beyond a run's end (or were)
         self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
+        self._takers = [0] * 64  # per card, how many table melds take it
         self._joker_layoffs: tuple[LayOff, ...] | None = ()
         self.melded = [0] * n
         self.turns = 0
@@ -1054,47 +1057,53 @@ class Rummy500(GameState):
 
     def _table_changed(self, changed: TableMeld, old_accept: int) -> None:
         """Update what the table accepts, and the lay-off actions that follow, after
-        ``changed`` was made or laid off on (it accepted ``old_accept`` before)."""
-        table = self.table
-        others = 0  # what the other melds accept
-        for tm in table:
-            if tm is not changed:
-                others |= tm.accept
+        ``changed`` was made or laid off on (it accepted ``old_accept`` before): only
+        the cards it stopped or started accepting are looked at."""
         new = changed.accept
-        self.accept = accept = others | new
+        takers = self._takers
+        natural = self.natural_layoffs
+        accept = self.accept
+        index = changed.index
+        gone = old_accept & ~new
+        while gone:
+            bit = gone & -gone
+            gone ^= bit
+            cid = bit.bit_length() - 1
+            takers[cid] -= 1
+            if takers[cid]:
+                natural[cid] = tuple(a for a in natural[cid] if a.meld != index)
+            else:
+                accept ^= bit
+                del natural[cid]
+        came = new & ~old_accept
+        while came:
+            bit = came & -came
+            came ^= bit
+            cid = bit.bit_length() - 1
+            takers[cid] += 1
+            if takers[cid] == 1:
+                accept |= bit
+                natural[cid] = (lay_off(cid, False, index),)
+            else:  # several melds take it: in table order
+                natural[cid] = tuple(
+                    lay_off(cid, False, tm.index) for tm in self.table if tm.accept & bit
+                )
+        self.accept = accept
         self.joker_ok = accept != 0
         if changed.is_run:
-            runs = []
-            ends = near2 = 0
-            for tm in table:
-                if tm.is_run:
-                    suit, lo, hi = tm.key, tm.lo, tm.hi
-                    runs.append((suit, lo, hi))
-                    ends |= tm.accept
-                    if lo >= 2:
-                        near2 |= 1 << pos_card(suit, lo - 2)
-                    if hi <= 11:
-                        near2 |= 1 << pos_card(suit, hi + 2)
-            self.runs = runs
-            self.run_ends = ends
-            self.run_near2 = near2
-        touched = old_accept | new
-        if touched:
-            natural = dict(self.natural_layoffs)  # copied: clones share the old one
-            index = changed.index
-            while touched:
-                bit = touched & -touched
-                touched ^= bit
-                cid = bit.bit_length() - 1
-                if others & bit:  # several melds take it: in table order
-                    natural[cid] = tuple(
-                        lay_off(cid, False, tm.index) for tm in table if tm.accept & bit
-                    )
-                elif new & bit:
-                    natural[cid] = (lay_off(cid, False, index),)
-                else:
-                    del natural[cid]
-            self.natural_layoffs = natural
+            suit, lo, hi = changed.key, changed.lo, changed.hi
+            if changed.run_pos < 0:
+                changed.run_pos = len(self.runs)
+                self.runs.append((suit, lo, hi))
+            else:
+                self.runs[changed.run_pos] = (suit, lo, hi)
+            # filters for chains of lay-offs (see _draw_actions): kept as supersets,
+            # the cards of ends since moved stay in until the next deal
+            self.run_ends |= new
+            if lo >= 2:
+                self.run_near2 |= 1 << pos_card(suit, lo - 2)
+            if hi <= 11:
+                self.run_near2 |= 1 << pos_card(suit, hi + 2)
         self._joker_layoffs = None
 
     def _joker_lay_offs(self) -> tuple[LayOff, ...]:
@@ -1194,8 +1203,9 @@ class Rummy500(GameState):
         other._rng = SplitMix64(0)
         other._rng.state = self._rng.state
         other._decks = [list(d) for d in self._decks]
-        for name in ("scores", "m1", "m2", "jk", "size", "pile", "melded", "runs"):
+        for name in ("scores", "m1", "m2", "jk", "size", "pile", "melded", "runs", "_takers"):
             setattr(other, name, list(getattr(self, name)))
+        other.natural_layoffs = dict(self.natural_layoffs)
         other.known = [dict(k) for k in self.known]
         other.table = [tm.copy() for tm in self.table]
         other._legal = None
