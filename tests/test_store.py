@@ -3,6 +3,7 @@ and finishing under concurrency, records, ratings kept in the same transaction."
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -360,6 +361,22 @@ def test_lost_connections_are_retried(store: Store, store_db_url: str) -> None:
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchone()
     assert killed is not None and killed[0] >= 1
+    match = store.create_match(GAME, [a, b])
+    assert store.match(match.id) == match
+
+
+def test_lost_connections_are_retried_when_the_pool_holds_more_than_the_attempts(
+    store: Store, store_db_url: str
+) -> None:
+    a, b = make_bots(store, 2)
+    with contextlib.ExitStack() as held:
+        for _ in range(store.retry_attempts + 3):
+            held.enter_context(store.pool.connection())
+    with psycopg.connect(store_db_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
     match = store.create_match(GAME, [a, b])
     assert store.match(match.id) == match
 

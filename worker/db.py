@@ -76,9 +76,12 @@ def with_retry(
     attempts: int = 5,
     delay: float = 0.1,
     max_delay: float = 2.0,
+    on_failure: Callable[[], None] | None = None,
 ) -> T:
     """Run ``operation``, retrying on a lost or refused connection with exponential backoff;
-    raise :class:`StoreUnavailable` naming ``url`` when it keeps failing."""
+    raise :class:`StoreUnavailable` naming ``url`` when it keeps failing. ``on_failure``
+    runs after each failed attempt that will be retried (the store discards its other
+    broken pooled connections there)."""
     for attempt in range(1, attempts + 1):
         try:
             return operation()
@@ -87,6 +90,8 @@ def with_retry(
                 raise
             if attempt == attempts:
                 raise unavailable(url, exc) from exc
+            if on_failure is not None:
+                on_failure()
             time.sleep(min(max_delay, delay * 2 ** (attempt - 1)))
     raise AssertionError("unreachable")
 

@@ -159,6 +159,63 @@ _SEATS_OF = (
     " WHERE s.match_id = m.id)"
 )
 
+#: The first half of a finish, one statement: lock the match row if it is ``running``
+#: under its holder (no row: it was not theirs, and nothing else happens; a concurrent
+#: finisher of the same match waits here, then finds it ``done``), then lock the
+#: rating rows of its bot versions in bot-version order (so concurrent finishers never
+#: deadlock), creating missing ones at 1500: ON CONFLICT DO UPDATE locks an existing row,
+#: waiting for a concurrent finisher, and returns its latest committed rating. The
+#: completion number is drawn last, once the aggregate over ``locked`` has consumed every
+#: locked row: among matches sharing a bot, finish_seq order is the order in which their
+#: rating updates were applied. Returns (game, seated bot versions by seat, locked bot
+#: versions, their ratings before, finish_seq).
+_FINISH_LOCK = """
+    WITH done AS (
+        SELECT id, game FROM matches
+        WHERE id = %(id)s AND state = 'running' AND lease_holder = %(holder)s
+        FOR UPDATE),
+    seated AS (
+        SELECT s.seat, s.bot_version_id FROM done d JOIN match_seats s ON s.match_id = d.id),
+    locked AS (
+        INSERT INTO ratings AS r (game, bot_version_id)
+        SELECT d.game, p.v FROM done d, (SELECT DISTINCT bot_version_id AS v FROM seated) p
+        ORDER BY p.v
+        ON CONFLICT (game, bot_version_id) DO UPDATE SET rating = r.rating
+        RETURNING r.bot_version_id, r.rating),
+    rated AS (
+        SELECT array_agg(bot_version_id) AS versions, array_agg(rating) AS before FROM locked)
+    SELECT d.game, (SELECT array_agg(bot_version_id ORDER BY seat) FROM seated),
+        rated.versions, rated.before, nextval('match_finish_seq')
+    FROM done d, rated"""
+
+#: The second half of a finish, one statement: the match ``done`` with its completion
+#: number (one new version of the row), the seat results, the record, the new ratings and
+#: their history.
+_FINISH_WRITE = """
+    WITH numbered AS (
+        UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,
+            lease_expires = NULL, error = NULL, finish_seq = %(seq)s
+        WHERE id = %(id)s),
+    results AS (
+        UPDATE match_seats s
+        SET rank = u.rank, score = u.score, status = u.status, forfeit = u.forfeit
+        FROM unnest(%(seats)s::int[], %(ranks)s::int[], %(scores)s::int[],
+            %(statuses)s::text[], %(forfeits)s::boolean[]) AS u(seat, rank, score, status, forfeit)
+        WHERE s.match_id = %(id)s AND s.seat = u.seat),
+    stored AS (
+        INSERT INTO match_records (match_id, game, format, record, record_sha256,
+            bot_version_ids, winners, num_actions, duration_ms)
+        VALUES (%(id)s, %(game)s, %(format)s, %(record)s, %(sha)s, %(players)s::bigint[],
+            %(winners)s::bigint[], %(num_actions)s, %(duration_ms)s)),
+    rerated AS (
+        UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
+        FROM unnest(%(rated)s::bigint[], %(after)s::float8[]) AS u(v, rating)
+        WHERE r.game = %(game)s AND r.bot_version_id = u.v)
+    INSERT INTO rating_history (game, bot_version_id, match_id, finish_seq, k, rating_before,
+        rating_after)
+    SELECT %(game)s, u.v, %(id)s, %(seq)s, %(k)s, u.b, u.a
+    FROM unnest(%(rated)s::bigint[], %(before)s::float8[], %(after)s::float8[]) AS u(v, b, a)"""
+
 
 def _match(row: Mapping[str, Any]) -> Match:
     seed = row["seed"]
@@ -184,6 +241,31 @@ def _match(row: Mapping[str, Any]) -> Match:
         created_at=row["created_at"],
         finished_at=row["finished_at"],
     )
+
+
+@contextlib.contextmanager
+def _one_trip_transaction(conn: psycopg.Connection) -> Iterator[None]:
+    """A transaction on an autocommit (pooled) connection whose BEGIN, statements and
+    COMMIT travel in pipeline mode: BEGIN goes with the first statement and COMMIT with the
+    last writes, so a body that reads once and then writes costs two round trips. The
+    COMMIT is sent only when the body returns, and the call returns only after the server
+    answered it (a synchronous commit is durable by then). Any error rolls the whole
+    transaction back."""
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            yield
+            conn.execute("COMMIT")
+    except BaseException:
+        # A failed statement leaves the transaction aborted (the pipeline skipped the
+        # COMMIT); an exception from the body leaves it open. Either way: roll back.
+        if conn.info.transaction_status in (
+            psycopg.pq.TransactionStatus.INTRANS,
+            psycopg.pq.TransactionStatus.INERROR,
+        ):
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("ROLLBACK")
+        raise
 
 
 class Store:
@@ -247,7 +329,20 @@ class Store:
             with self.pool.connection() as conn:
                 return operation(conn)
 
-        return db.with_retry(self.url, once, attempts=self.retry_attempts, delay=self.retry_delay)
+        return db.with_retry(
+            self.url,
+            once,
+            attempts=self.retry_attempts,
+            delay=self.retry_delay,
+            on_failure=self._discard_broken,
+        )
+
+    def _discard_broken(self) -> None:
+        """After a lost connection, test the idle pooled ones and replace the broken: when
+        the server restarted, every pooled connection is dead, and without this each retry
+        would take the next dead one (a pool can hold more than the retry attempts)."""
+        with contextlib.suppress(Exception):
+            self.pool.check()
 
     # -- bots --------------------------------------------------------------------------
 
@@ -515,28 +610,37 @@ class Store:
         statement; None when there is none (or ``match_id`` is not claimable). A second
         caller never gets the same match while the lease holds."""
         only = "AND id = %(id)s" if match_id is not None else ""
+        # The lowest claimable id is the smaller of the first queued match (an index scan
+        # of matches_queued in id order that stops at the first row it can lock) and the
+        # first match whose lease expired (matches_running_lease; normally none). One scan
+        # over both conditions would read and sort every queued match on each claim.
         sql = f"""
             WITH claimed AS (
                 UPDATE matches m
                 SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
                     lease_expires = now() + %(lease)s * interval '1 second',
                     started_at = now()
-                WHERE m.id = (
-                    SELECT id FROM matches
-                    WHERE (state = 'queued' OR (state = 'running' AND lease_expires < now()))
-                      AND attempts < max_attempts {only}
-                    ORDER BY id LIMIT 1
-                    FOR UPDATE SKIP LOCKED)
+                WHERE m.id = least(
+                    (SELECT id FROM matches
+                     WHERE state = 'queued' AND attempts < max_attempts {only}
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
+                    (SELECT id FROM matches
+                     WHERE state = 'running' AND lease_expires < now()
+                       AND attempts < max_attempts {only}
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))
                   AND (m.state = 'queued' OR (m.state = 'running' AND m.lease_expires < now()))
                 RETURNING m.*)
-            SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m"""
+            SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m
+            WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"""
         params = {"holder": holder, "lease": lease_seconds, "id": match_id}
 
         def op(conn: psycopg.Connection) -> Match | None:
             # A claim need not survive a server crash: if it is lost, the match is claimable
-            # again and the holder's finish is refused, so skip the wait for the WAL flush.
-            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-                cur.execute("SET LOCAL synchronous_commit = off")
+            # again and the holder's finish is refused, so its commit skips the wait for the
+            # WAL flush. The statement is its own transaction (the connection is in
+            # autocommit) and sets synchronous_commit = off for that transaction only
+            # (set_config(..., true) is SET LOCAL), once it has claimed a row: one round trip.
+            with conn.cursor(row_factory=dict_row) as cur:
                 row = cur.execute(sql, params).fetchone()
             return None if row is None else _match(row)
 
@@ -601,109 +705,66 @@ class Store:
     def finish_match(self, match_id: int, holder: str, finished: FinishedMatch) -> bool:
         """Commit a finished match held by ``holder``: its record, seat results and the Elo
         updates, in one transaction. True if this call finished it; False (and nothing
-        changed) if it was already finished, cancelled, or is no longer ``holder``'s."""
+        changed) if it was already finished, cancelled, or is no longer ``holder``'s.
+
+        Two round trips and one durable commit: BEGIN and :data:`_FINISH_LOCK` (the match
+        row and the rating rows locked, the ratings before, the completion number), then
+        :data:`_FINISH_WRITE` (state ``done``, results, record, ratings, history) and
+        COMMIT. The Elo
+        arithmetic runs in Python in between, the same :func:`worker.ratings.elo_after`
+        that the recompute replays."""
+        results = sorted(finished.results, key=lambda r: r.seat)
 
         def op(conn: psycopg.Connection) -> bool:
-            with conn.transaction():
-                return self._finish(conn, match_id, holder, finished)
+            with conn.cursor() as cur, _one_trip_transaction(conn):
+                row = cur.execute(_FINISH_LOCK, {"id": match_id, "holder": holder}).fetchone()
+                if row is None:
+                    return False
+                game, seated, locked, before_locked, finish_seq = row
+                players = [int(p) for p in seated or ()]
+                if [r.seat for r in results] != list(range(len(players))):
+                    raise StoreError(
+                        f"match {match_id}: results for seats {[r.seat for r in results]}, "
+                        f"but the match has seats 0..{len(players) - 1}"
+                    )
+                current = {int(v): float(r) for v, r in zip(locked, before_locked, strict=True)}
+                ranks = ratings.effective_ranks(
+                    [
+                        ratings.SeatResult(p, r.rank, r.forfeit)
+                        for p, r in zip(players, results, strict=True)
+                    ]
+                )
+                before = [current[p] for p in players]
+                after = ratings.elo_after(players, ranks, before, self.elo_k)
+                final = dict(zip(players, after, strict=True))
+                winners = [p for p, rank in zip(players, ranks, strict=True) if rank == min(ranks)]
+                cur.execute(
+                    _FINISH_WRITE,
+                    {
+                        "id": match_id,
+                        "seq": finish_seq,
+                        "game": game,
+                        "seats": [r.seat for r in results],
+                        "ranks": [r.rank for r in results],
+                        "scores": [r.score for r in results],
+                        "statuses": [r.status for r in results],
+                        "forfeits": [r.forfeit for r in results],
+                        "format": finished.format,
+                        "record": finished.record,
+                        "sha": hashlib.sha256(finished.record).digest(),
+                        "players": players,
+                        "winners": winners,
+                        "num_actions": finished.num_actions,
+                        "duration_ms": finished.duration_ms,
+                        "rated": list(final),
+                        "before": [current[p] for p in final],
+                        "after": list(final.values()),
+                        "k": self.elo_k,
+                    },
+                )
+                return True
 
         return self._run(op)
-
-    def _finish(
-        self, conn: psycopg.Connection, match_id: int, holder: str, finished: FinishedMatch
-    ) -> bool:
-        row = conn.execute(
-            "WITH done AS ("
-            " UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,"
-            " lease_expires = NULL, error = NULL"
-            " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id, game)"
-            " SELECT d.game, array_agg(s.bot_version_id ORDER BY s.seat)"
-            " FROM done d JOIN match_seats s ON s.match_id = d.id GROUP BY d.game",
-            (match_id, holder),
-        ).fetchone()
-        if row is None:
-            return False
-        game, players = str(row[0]), list(row[1])
-        results = sorted(finished.results, key=lambda r: r.seat)
-        if [r.seat for r in results] != list(range(len(players))):
-            raise StoreError(
-                f"match {match_id}: results for seats {[r.seat for r in results]}, "
-                f"but the match has seats 0..{len(players) - 1}"
-            )
-        ranks = ratings.effective_ranks(
-            [
-                ratings.SeatResult(p, r.rank, r.forfeit)
-                for p, r in zip(players, results, strict=True)
-            ]
-        )
-        distinct = sorted(set(players))
-        with conn.pipeline():
-            conn.execute(
-                "INSERT INTO ratings (game, bot_version_id)"
-                " SELECT %s, v FROM unnest(%s::bigint[]) AS v ORDER BY v ON CONFLICT DO NOTHING",
-                (game, distinct),
-            )
-            locked = conn.execute(
-                "SELECT bot_version_id, rating FROM ratings WHERE game = %s"
-                " AND bot_version_id = ANY(%s) ORDER BY bot_version_id FOR UPDATE",
-                (game, distinct),
-            )
-            # Drawn after the rating rows are locked: among matches sharing a player, the
-            # sequence order is the order in which their rating updates were applied.
-            seq_cursor = conn.execute("SELECT nextval('match_finish_seq')")
-        current = {int(v): float(r) for v, r in locked.fetchall()}
-        seq_row = seq_cursor.fetchone()
-        assert seq_row is not None
-        finish_seq = int(seq_row[0])
-        before = [current[p] for p in players]
-        after = ratings.elo_after(players, ranks, before, self.elo_k)
-        final = dict(zip(players, after, strict=True))
-        winners = [p for p, rank in zip(players, ranks, strict=True) if rank == min(ranks)]
-        with conn.pipeline():
-            conn.execute("UPDATE matches SET finish_seq = %s WHERE id = %s", (finish_seq, match_id))
-            conn.cursor().executemany(
-                "UPDATE match_seats SET rank = %s, score = %s, status = %s, forfeit = %s"
-                " WHERE match_id = %s AND seat = %s",
-                [(r.rank, r.score, r.status, r.forfeit, match_id, r.seat) for r in results],
-            )
-            conn.execute(
-                "INSERT INTO match_records (match_id, game, format, record, record_sha256,"
-                " bot_version_ids, winners, num_actions, duration_ms)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    match_id,
-                    game,
-                    finished.format,
-                    finished.record,
-                    hashlib.sha256(finished.record).digest(),
-                    players,
-                    winners,
-                    finished.num_actions,
-                    finished.duration_ms,
-                ),
-            )
-            conn.execute(
-                "UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()"
-                " FROM unnest(%s::bigint[], %s::float8[]) AS u(v, rating)"
-                " WHERE r.game = %s AND r.bot_version_id = u.v",
-                (list(final), list(final.values()), game),
-            )
-            conn.execute(
-                "INSERT INTO rating_history (game, bot_version_id, match_id, finish_seq, k,"
-                " rating_before, rating_after)"
-                " SELECT %s, v, %s, %s, %s, b, a FROM unnest(%s::bigint[], %s::float8[],"
-                " %s::float8[]) AS u(v, b, a)",
-                (
-                    game,
-                    match_id,
-                    finish_seq,
-                    self.elo_k,
-                    list(final),
-                    [current[p] for p in final],
-                    list(final.values()),
-                ),
-            )
-        return True
 
     # -- records -----------------------------------------------------------------------
 
