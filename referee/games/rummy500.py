@@ -302,6 +302,26 @@ def meld_actions(mask: int, jokers: int) -> list[NewMeld]:
     return out
 
 
+_MELD_CARDS: dict[NewMeld, tuple[int, int]] = {}
+
+
+def _meld_cards(action: NewMeld) -> tuple[int, int]:
+    """(mask of the natural cards, number of jokers) of a new meld."""
+    found = _MELD_CARDS.get(action)
+    if found is None:
+        naturals = used = 0
+        for i, c in enumerate(action.slots):
+            if action.jokers >> i & 1:
+                used += 1
+            else:
+                naturals |= 1 << c
+        found = (naturals, used)
+        if len(_MELD_CARDS) > _CACHE_LIMIT:
+            _MELD_CARDS.clear()
+        _MELD_CARDS[action] = found
+    return found
+
+
 def _parse_slot(token: str) -> tuple[Card, bool]:
     text = token.strip()
     joker = text.upper().startswith("JK=")
@@ -899,16 +919,9 @@ class Rummy500(GameState):
         seat = self.turn
         m1, m2, jokers = self.m1[seat], self.m2[seat], self.jk[seat]
         if isinstance(action, NewMeld):
-            j = action.jokers
-            for i, c in enumerate(action.slots):
-                if j >> i & 1:
-                    jokers -= 1
-                    continue
-                bit = 1 << c
-                if m2 & bit:
-                    m2 ^= bit
-                else:
-                    m1 ^= bit
+            naturals, used = _meld_cards(action)
+            jokers -= used
+            m1 &= ~(naturals & ~m2)  # a card held twice stays in m1
             # the melds already on the table stay as they are
             if card == JK:
                 if self.joker_ok:
