@@ -594,3 +594,221 @@ def decision_message(
     d.clock.decision_ms = decision_ms
     d.clock.bank_ms = bank_ms
     return msg
+
+
+# -- the decision message straight to wire bytes ---------------------------------------------
+#
+# The hot path of the referee: one message per decision. Instead of filling a
+# RefereeMessage field by field and serialising it, the bytes are written
+# directly in the canonical protobuf encoding (fields in number order, proto3
+# defaults omitted), with the encoded card entries precomputed per field and the
+# parts that rarely change (the last hand's showdown, the score columns) cached
+# per match. ``decision_bytes(...) == decision_message(...).SerializeToString()``
+# for every view (tests/test_referee_codec.py); views without a hand-written
+# encoder go through :func:`view_to_proto`.
+
+_VARINT1 = [bytes((i,)) for i in range(128)]
+
+
+def _varint(value: int) -> bytes:
+    """A varint; negative int32/int64 values as their 64-bit two's complement."""
+    if 0 <= value < 128:
+        return _VARINT1[value]
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while value > 127:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _delimited(tag: bytes, payload: bytes) -> bytes:
+    n = len(payload)
+    return tag + (_VARINT1[n] if n < 128 else _varint(n)) + payload
+
+
+def _string(tag: bytes, text: str) -> bytes:
+    return _delimited(tag, text.encode())
+
+
+def _packed(tag: bytes, values: Iterable[int]) -> bytes:
+    return _delimited(tag, b"".join([_varint(v) for v in values]))
+
+
+def _card_table(field: int) -> list[bytes]:
+    """The encoded entry of every card id in string field ``field``."""
+    tag = bytes(((field << 3) | 2,))
+    return [_string(tag, text) if text else b"" for text in CARD_TEXT]
+
+
+_MELD_CARDS = _card_table(1)  # Meld.cards
+_HAND_CARDS = _card_table(5)  # GinHandView.hand
+_KNOWN_CARDS = _card_table(7)  # GinHandView.opponent_known
+_PILE_CARDS = _card_table(8)  # GinHandView.discard_pile
+_TAKEN_CARD = _card_table(10)  # GinHandView.taken_from_discard
+_KNOCKER_DEADWOOD = _card_table(6)  # GinOutcome.knocker_deadwood
+_DEFENDER_DEADWOOD = _card_table(9)  # GinOutcome.defender_deadwood
+#: Encoded GinHandView.phase entries (a handful of phase names).
+_PHASES: dict[str, bytes] = {}
+#: Encoded Decision.legal_actions entries by text (bounded: cleared when full).
+_LEGAL: dict[str, bytes] = {}
+_LEGAL_MAX = 20_000
+
+
+def _uint(tag: bytes, value: int) -> bytes:
+    """An implicit-presence varint field (omitted at zero)."""
+    if not value:
+        return b""
+    return tag + (_VARINT1[value] if 0 < value < 128 else _varint(value))
+
+
+def _hand_bytes(hand: HandView) -> bytes:
+    phase = _PHASES.get(hand.phase)
+    if phase is None:
+        phase = _PHASES[hand.phase] = _string(b"\x22", hand.phase) if hand.phase else b""
+    parts = [
+        _uint(b"\x08", hand.player),
+        _uint(b"\x10", hand.opponent),
+        _uint(b"\x18", hand.dealer),
+        phase,
+        *[_HAND_CARDS[c] for c in hand.hand],
+        _uint(b"\x30", hand.opponent_hand_size),
+        *[_KNOWN_CARDS[c] for c in hand.opponent_known],
+        *[_PILE_CARDS[c] for c in hand.discard_pile],
+        _uint(b"\x48", hand.stock_size),
+    ]
+    if hand.taken_from_discard is not None:
+        parts.append(_TAKEN_CARD[hand.taken_from_discard])
+    parts.append(_uint(b"\x58", hand.turns))
+    return b"".join(parts)
+
+
+def _outcome_bytes(outcome: OutcomeView) -> bytes:
+    parts = [_string(b"\x0a", outcome.kind) if outcome.kind else b""]
+    if outcome.winner is not None:
+        parts.append(b"\x10" + _varint(outcome.winner))
+    parts.append(_uint(b"\x18", outcome.points))
+    if outcome.knocker is not None:
+        parts.append(b"\x20" + _varint(outcome.knocker))
+    for meld in outcome.knocker_melds:
+        parts.append(_delimited(b"\x2a", b"".join([_MELD_CARDS[c] for c in meld])))
+    parts.extend([_KNOCKER_DEADWOOD[c] for c in outcome.knocker_deadwood])
+    for meld in outcome.defender_melds:
+        parts.append(_delimited(b"\x3a", b"".join([_MELD_CARDS[c] for c in meld])))
+    parts.extend([_string(b"\x42", t) for t in outcome.defender_layoffs])
+    parts.extend([_DEFENDER_DEADWOOD[c] for c in outcome.defender_deadwood])
+    return b"".join(parts)
+
+
+class DecisionEncoder:
+    """Writes one match's decision messages as bytes, caching what rarely changes."""
+
+    __slots__ = ("_clock_ms", "_columns", "_columns_key", "_outcome", "_outcome_key")
+
+    def __init__(self, decision_ms: int) -> None:
+        self._clock_ms = _uint(b"\x08", decision_ms)
+        self._outcome_key: OutcomeView | None = None
+        self._outcome = b""
+        self._columns_key: tuple[Any, ...] | None = None
+        self._columns = b""
+
+    def _last_hand(self, tag: bytes, outcome: OutcomeView) -> bytes:
+        if outcome is not self._outcome_key and outcome != self._outcome_key:
+            self._outcome_key = outcome
+            self._outcome = _delimited(tag, _outcome_bytes(outcome))
+        return self._outcome
+
+    def _hollywood(self, view: HollywoodView) -> bytes:
+        parts = [_uint(b"\x08", view.seat)]
+        if view.to_act is not None:
+            parts.append(b"\x10" + _varint(view.to_act))
+        parts.append(_uint(b"\x18", view.hand_number))
+        if view.hand is not None:
+            parts.append(_delimited(b"\x22", _hand_bytes(view.hand)))
+        key = (view.columns, view.column_winners, view.wins)
+        if key != self._columns_key:
+            self._columns_key = key
+            cols = []
+            for points, winner in zip(view.columns, view.column_winners, strict=True):
+                col = _packed(b"\x0a", points) if points else b""
+                if winner is not None:
+                    col += b"\x10" + _varint(winner)
+                cols.append(_delimited(b"\x2a", col))
+            if view.wins:
+                cols.append(_packed(b"\x32", view.wins))
+            self._columns = b"".join(cols)
+        parts.append(self._columns)
+        if view.last_hand is not None:
+            parts.append(self._last_hand(b"\x3a", view.last_hand))
+        return _delimited(b"\x0a", b"".join(parts))  # PlayerView.hollywood_gin
+
+    def _gin_three(self, view: GinThreeView) -> bytes:
+        parts = [_uint(b"\x08", view.seat)]
+        if view.to_act is not None:
+            parts.append(b"\x10" + _varint(view.to_act))
+        if view.role:
+            parts.append(_string(b"\x1a", view.role))
+        r = view.roles
+        roles = _uint(b"\x08", r.box) + _uint(b"\x10", r.captain) + _uint(b"\x18", r.sitter)
+        parts.append(_delimited(b"\x22", roles))
+        if view.scores:
+            parts.append(_packed(b"\x2a", view.scores))
+        parts.append(_uint(b"\x30", view.hand_number))
+        if view.hand is not None:
+            parts.append(_delimited(b"\x3a", _hand_bytes(view.hand)))
+        if view.advising is not None:
+            parts.append(_delimited(b"\x42", _hand_bytes(view.advising)))
+        if view.advice is not None:
+            parts.append(_string(b"\x4a", view.advice))
+        if view.last_hand is not None:
+            parts.append(self._last_hand(b"\x52", view.last_hand))
+        return _delimited(b"\x12", b"".join(parts))  # PlayerView.gin_three
+
+    def view_bytes(self, view: Any) -> bytes:
+        """The PlayerView message of ``view`` as bytes."""
+        kind = type(view)
+        if kind is HollywoodView:
+            return self._hollywood(view)
+        if kind is GinThreeView:
+            return self._gin_three(view)
+        data: bytes = view_to_proto(view).SerializeToString()
+        return data
+
+    def decision(
+        self,
+        decision_id: int,
+        view: Any,
+        legal: Sequence[str],
+        events: Iterable[Event],
+        bank_ms: int,
+    ) -> bytes:
+        """The RefereeMessage of one decision, serialised."""
+        parts = [_uint(b"\x08", decision_id), _delimited(b"\x12", self.view_bytes(view))]
+        cache = _LEGAL
+        for text in legal:
+            entry = cache.get(text)
+            if entry is None:
+                if len(cache) >= _LEGAL_MAX:
+                    cache.clear()
+                entry = cache[text] = _string(b"\x1a", text)
+            parts.append(entry)
+        advice = advice_of(view)
+        if advice is not None:
+            parts.append(_string(b"\x22", advice))
+        for e in events:
+            said = _string(b"\x12", e.text) if e.text else b""
+            if e.seat is None:
+                parts.append(_delimited(b"\x2a", said))
+            else:
+                parts.append(_delimited(b"\x2a", b"\x08" + _varint(e.seat) + said))
+        parts.append(_delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms)))
+        return _delimited(b"\x12", b"".join(parts))  # RefereeMessage.decision
+
+
+def answer_bytes(decision_id: int, index: int) -> bytes:
+    """A BotMessage answering ``decision_id`` with legal action ``index``, serialised
+    (the bot side's hot path: equal to the protobuf library's encoding)."""
+    body = _uint(b"\x08", decision_id) + b"\x10" + _varint(index)
+    return _delimited(b"\x12", body)  # BotMessage.answer

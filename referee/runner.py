@@ -36,7 +36,8 @@ KEEP_FINISHED = 10_000
 #: Expired decision ids remembered per seat, so a late answer is ignored, not refused.
 EXPIRED_KEPT = 64
 
-Writer = Callable[[bot_pb2.RefereeMessage], Awaitable[None]]
+#: Writes one serialised RefereeMessage to a seat's stream.
+Writer = Callable[[bytes], Awaitable[None]]
 
 
 class MatchPhase(Enum):
@@ -141,6 +142,7 @@ class Match:
         self._published = 0
         self._started_ms = 0
         self._decision_id = 0
+        self._encoder = codec.DecisionEncoder(clock.decision_ms)
 
     # -- joining -----------------------------------------------------------------------------
 
@@ -247,14 +249,14 @@ class Match:
         w.clock.CopyFrom(codec.clock_to_proto(self.clock))
         for seat in self.seats:
             w.your_seat = seat.index
-            await self._send(seat, welcome)
+            await self._send(seat, welcome.SerializeToString())
 
-    async def _send(self, seat: Seat, msg: bot_pb2.RefereeMessage) -> bool:
+    async def _send(self, seat: Seat, data: bytes) -> bool:
         link = seat.link
         if link is None or link.closed:
             return False
         try:
-            await link.write(msg)
+            await link.write(data)
         except Exception as exc:  # the stream broke under us
             self.detach(seat, f"write failed: {exc}")
             return False
@@ -264,7 +266,7 @@ class Match:
         state = self.state
         loop = asyncio.get_running_loop()
         seats = self.seats
-        rules = self.clock
+        encode = self._encoder.decision
         perf = time.perf_counter_ns
         t0 = perf()  # the referee's own time runs from an answer to the next message
         while (turn := state.to_act()) is not None:
@@ -279,17 +281,17 @@ class Match:
                 if did % 64 == 0:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 continue
-            texts = [str(a) for a in legal]
+            view = state.view(turn)
+            # every view lists the legal actions' texts for the seat to act: reuse them
+            shown = getattr(view, "legal_actions", None)
+            texts = (
+                list(shown)
+                if shown is not None and len(shown) == len(legal)
+                else [str(a) for a in legal]
+            )
             events = state.events_for(turn, seat.seen)
             seat.seen = len(state.events)
-            msg = codec.decision_message(
-                did,
-                state.view(turn),
-                texts,
-                events,
-                rules.decision_ms,
-                int(seat.clock.bank_ms),
-            )
+            msg = encode(did, view, texts, events, int(seat.clock.bank_ms))
             fut: asyncio.Future[Outcome] = loop.create_future()
             seat.pending, seat.pending_id = fut, did
             self.referee_ns.append(perf() - t0)
@@ -325,9 +327,9 @@ class Match:
         if kind == "answer":
             in_time = seat.clock.charge(elapsed_ms)
             if in_time:
-                action, problem = self._pick(payload, legal, texts)
-                if action is not None:
-                    self._apply(seat, action, think_us, "bot")
+                index, problem = self._pick(payload, legal, texts)
+                if index is not None:
+                    self._apply(seat, legal[index], think_us, "bot", texts[index])
                     return
                 fault = "invalid"
             else:
@@ -361,22 +363,22 @@ class Match:
         n.strikes = seat.strikes
         if forfeits:
             n.kind = _NOTICE["forfeited"]
-        await self._send(seat, notice)
+        await self._send(seat, notice.SerializeToString())
         self._apply(seat, action, think_us, fault)
 
     def _pick(
         self, answer: bot_pb2.Answer, legal: list[Action], texts: list[str]
-    ) -> tuple[Action | None, str]:
-        """The legal action an answer names, or None and what is wrong with it."""
+    ) -> tuple[int | None, str]:
+        """The index of the legal action an answer names, or None and what is wrong."""
         which = answer.WhichOneof("choice")
         if which == "index":
             if answer.index < len(legal):
-                return legal[answer.index], ""
+                return answer.index, ""
             return None, f"index {answer.index} is out of range: {len(legal)} legal actions"
         if which == "text":
             text = answer.text
             try:
-                return legal[texts.index(text)], ""
+                return texts.index(text), ""
             except ValueError:
                 pass
             try:
@@ -384,13 +386,17 @@ class Match:
             except EngineError as exc:
                 return None, f"cannot read action {text[:80]!r}: {exc}"
             if action in legal:
-                return action, ""
+                return legal.index(action), ""
             return None, f"{action} is not a legal action now"
         return None, "the answer names no action (set index or text)"
 
-    def _apply(self, seat: Seat, action: Action, think_us: int, source: str) -> None:
+    def _apply(
+        self, seat: Seat, action: Action, think_us: int, source: str, text: str | None = None
+    ) -> None:
         self.state.apply(action)
-        self.actions.append(ActionEntry(seat.index, str(action), think_us, source))
+        self.actions.append(
+            ActionEntry(seat.index, str(action) if text is None else text, think_us, source)
+        )
         if self.watchers:
             self._publish()
         else:
@@ -434,7 +440,7 @@ class Match:
             end.match_end.events.extend(
                 codec.event_to_proto(e) for e in state.events_for(seat.index, seat.seen)
             )
-            await self._send(seat, end)
+            await self._send(seat, end.SerializeToString())
             if seat.link is not None:
                 seat.link.finished.set()
             seat.pending = None

@@ -10,6 +10,7 @@ deserialisation failure; oversized messages are refused by gRPC itself
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, NoReturn
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = 64 * 1024
 #: How long a new stream may take to send its Join.
 JOIN_WAIT_S = 30.0
+#: How long a failing stream waits for a write in flight before ending with its status.
+SETTLE_S = 1.0
 
 REFEREE_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 MATCHES_SERVICE = match_pb2.DESCRIPTOR.services_by_name["Matches"].full_name
@@ -55,11 +58,10 @@ class RefereeServicer:
         self.referee = referee
 
     def handler(self) -> grpc.GenericRpcHandler:
-        """The generic handler of the Referee service (bytes in, messages out)."""
+        """The generic handler of the Referee service: bytes both ways (the runner
+        writes serialised RefereeMessages, the decisions straight from the codec)."""
         play = grpc.stream_stream_rpc_method_handler(
-            self.play,
-            request_deserializer=None,
-            response_serializer=bot_pb2.RefereeMessage.SerializeToString,
+            self.play, request_deserializer=None, response_serializer=None
         )
         return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play})
 
@@ -78,7 +80,8 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
                 "the first message must be a BotMessage with a Join holding the seat token",
             )
-        link = SeatLink(context.write)
+        writer = _Writer(context)
+        link = SeatLink(writer.write)
         try:
             match, seat = self.referee.seat_for(msg.join.token)
             match.attach(seat, link, msg.join.agent)
@@ -96,6 +99,8 @@ class RefereeServicer:
             finished.cancel()
             match.detach(seat, "the stream ended")
         if failure is not None:
+            # a write still in flight (from the match task) would hold up the status
+            await writer.settle()
             await _abort(context, *failure)
 
     async def _read(
@@ -122,6 +127,29 @@ class RefereeServicer:
             except ProtocolError as exc:
                 match.protocol_fault(seat, str(exc))
                 return exc.code, str(exc)
+
+
+class _Writer:
+    """Writes the match's messages to one stream, and knows when none is in flight."""
+
+    __slots__ = ("context", "idle")
+
+    def __init__(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        self.context = context
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    async def write(self, data: bytes) -> None:
+        self.idle.clear()
+        try:
+            await self.context.write(data)
+        finally:
+            self.idle.set()
+
+    async def settle(self) -> None:
+        """Wait (briefly) for the write in flight, if any, to complete."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.idle.wait(), SETTLE_S)
 
 
 def _parse(raw: bytes) -> bot_pb2.BotMessage | None:

@@ -9,7 +9,7 @@ import pytest
 
 from referee import codec
 from referee.engine import game_names, get_game
-from rummyarena.v1 import views_pb2
+from rummyarena.v1 import bot_pb2, views_pb2
 
 
 @pytest.mark.parametrize("game", game_names())
@@ -30,3 +30,34 @@ def test_c9_every_view_round_trips_through_protobuf(game: str) -> None:
                 break
             state.apply(rng.choice(state.legal_actions()))
             steps += 1
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_decision_bytes_equal_the_protobuf_encoding(game: str) -> None:
+    """The referee writes decisions as bytes straight from the views; they must be the
+    very bytes the protobuf library makes of the same Decision (C9 carried exactly)."""
+    spec = get_game(game)
+    for seats in range(spec.min_seats, spec.max_seats + 1):
+        state = spec.new_match(seats * 7, seats=seats, options=spec.test_variants[0])
+        encoder = codec.DecisionEncoder(5000)
+        rng = random.Random(seats)
+        seen = [0] * seats
+        did = 0
+        while (turn := state.to_act()) is not None and did < 600:
+            legal = [str(a) for a in state.legal_actions()]
+            events = state.events_for(turn, seen[turn])
+            seen[turn] = len(state.events)
+            view = state.view(turn)
+            bank = rng.choice((0, 90, 30_000))
+            fast = encoder.decision(did * 37, view, legal, events, bank)
+            slow = codec.decision_message(did * 37, view, legal, events, 5000, bank)
+            assert fast == slow.SerializeToString(), (game, did)
+            state.apply(rng.choice(state.legal_actions()))
+            did += 1
+
+
+def test_answer_bytes_equal_the_protobuf_encoding() -> None:
+    for did in (0, 1, 127, 128, 300, 2**40):
+        for index in (0, 1, 127, 128, 2**32 - 1):
+            msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=did, index=index))
+            assert codec.answer_bytes(did, index) == msg.SerializeToString()

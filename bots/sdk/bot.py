@@ -21,17 +21,19 @@ class Clock:
 class Request:
     """One decision: the seat's view, the legal actions, advice, events and clock.
 
-    ``view`` is the game's own view dataclass (e.g. ``HollywoodView``), decoded
-    on first use, so bots that only look at ``legal_actions`` pay nothing for it.
+    ``view`` (the game's own view dataclass, e.g. ``HollywoodView``), ``events``
+    and ``clock`` are decoded from the message on first use, so a bot that only
+    looks at ``legal_actions`` pays nothing for them.
     """
 
     __slots__ = (
+        "_clock",
+        "_events",
+        "_msg",
         "_raw",
         "_view",
         "advice",
-        "clock",
         "decision_id",
-        "events",
         "game",
         "legal_actions",
     )
@@ -50,24 +52,41 @@ class Request:
         self.decision_id = decision_id
         self.game = game
         self.legal_actions = legal_actions
-        self.clock = clock
         self.advice = advice
-        self.events = events if events is not None else []
+        self._clock: Clock | None = clock
+        self._events = events
         self._view = view
         self._raw = raw
+        self._msg: bot_pb2.Decision | None = None
 
     @classmethod
     def from_message(cls, msg: bot_pb2.Decision, game: str) -> Request:
-        """A request from the referee's Decision message."""
-        return cls(
-            decision_id=msg.decision_id,
-            game=game,
-            legal_actions=list(msg.legal_actions),
-            clock=Clock(msg.clock.decision_ms, msg.clock.bank_ms),
-            advice=msg.advice if msg.HasField("advice") else None,
-            events=[codec.event_from_proto(e) for e in msg.events],
-            raw=msg.view,
-        )
+        """A request from the referee's Decision message (the rest decoded on use)."""
+        request = cls.__new__(cls)
+        request.decision_id = msg.decision_id
+        request.game = game
+        request.legal_actions = list(msg.legal_actions)
+        request.advice = msg.advice if msg.HasField("advice") else None
+        request._clock = request._events = request._view = None
+        request._raw = msg.view
+        request._msg = msg
+        return request
+
+    @property
+    def clock(self) -> Clock:
+        """This decision's time."""
+        if self._clock is None:
+            c = self._msg.clock if self._msg is not None else None
+            self._clock = Clock(c.decision_ms, c.bank_ms) if c is not None else Clock(0, 0)
+        return self._clock
+
+    @property
+    def events(self) -> list[Event]:
+        """What this seat may see of what happened since its previous decision."""
+        if self._events is None:
+            msg = self._msg
+            self._events = [] if msg is None else [codec.event_from_proto(e) for e in msg.events]
+        return self._events
 
     @property
     def view(self) -> Any:

@@ -11,7 +11,7 @@ import grpc
 
 from bots.sdk.bot import Bot, MatchOver, Request
 from referee import codec
-from rummyarena.v1 import bot_pb2, bot_pb2_grpc
+from rummyarena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +19,11 @@ _NOTICE_NAMES = {
     v.number: v.name.removeprefix("NOTICE_KIND_").lower()
     for v in bot_pb2.NoticeKind.DESCRIPTOR.values
 }
+
+
+#: The Play method; the stream sends bytes (answers are encoded by the codec) and
+#: receives RefereeMessages.
+_PLAY = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Play"
 
 
 class BotSessionError(RuntimeError):
@@ -32,8 +37,13 @@ async def play(
     own = channel is None
     chan = channel or grpc.aio.insecure_channel(referee)
     try:
-        call = bot_pb2_grpc.RefereeStub(chan).Play()
-        await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name)))
+        call = chan.stream_stream(
+            _PLAY,
+            request_serializer=None,
+            response_deserializer=bot_pb2.RefereeMessage.FromString,
+        )()
+        join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
+        await call.write(join.SerializeToString())
         return await _session(bot, call)
     except grpc.aio.AioRpcError as exc:
         raise BotSessionError(f"{exc.code().name}: {exc.details()}") from exc
@@ -44,7 +54,7 @@ async def play(
 
 async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
     game, seat = "", -1
-    BotMessage, Answer = bot_pb2.BotMessage, bot_pb2.Answer
+    BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, codec.answer_bytes
     while True:
         msg = await call.read()
         if msg is grpc.aio.EOF:
@@ -60,13 +70,16 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
                 err = bot_pb2.BotError(
                     decision_id=d.decision_id, message=f"{type(exc).__name__}: {exc}"
                 )
-                await call.write(BotMessage(error=err))
+                await call.write(BotMessage(error=err).SerializeToString())
                 continue
-            if isinstance(choice, int):
-                answer = Answer(decision_id=d.decision_id, index=choice)
+            if type(choice) is int and 0 <= choice < 1 << 32:
+                await call.write(answer_bytes(request.decision_id, choice))
+            elif isinstance(choice, int):
+                answer = Answer(decision_id=request.decision_id, index=choice)
+                await call.write(BotMessage(answer=answer).SerializeToString())
             else:
-                answer = Answer(decision_id=d.decision_id, text=str(choice))
-            await call.write(BotMessage(answer=answer))
+                answer = Answer(decision_id=request.decision_id, text=str(choice))
+                await call.write(BotMessage(answer=answer).SerializeToString())
         elif kind == "welcome":
             w = msg.welcome
             game, seat = w.game, w.your_seat
