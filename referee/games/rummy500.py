@@ -482,16 +482,24 @@ class TableMeld:
             self.placed.sort(key=lambda t: t[0] >> 4)
             self.accept = self._accept()
             return -1
-        rank = card & 15
-        pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
-        if pos == self.lo - 1:
-            self.lo = pos
+        lo, hi = self.bounds_after(card)
+        if lo < self.lo:
+            self.lo = pos = lo
             self.placed.insert(0, (card, actual, seat))
         else:
-            self.hi = pos
+            self.hi = pos = hi
             self.placed.append((card, actual, seat))
         self.accept = self._accept()
         return pos
+
+    def bounds_after(self, card: int) -> tuple[int, int]:
+        """(low, high) run positions of this run once ``card``, which it accepts, is
+        laid off on it."""
+        rank = card & 15
+        pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
+        if pos == self.lo - 1:
+            return pos, self.hi
+        return self.lo, pos
 
     def copy(self) -> TableMeld:
         """An independent copy."""
@@ -506,10 +514,6 @@ class TableMeld:
         other.run_pos = self.run_pos
         other.suits = self.suits
         return other
-
-    def run_bounds(self) -> tuple[int, int, int]:
-        """(suit, low, high) of a run."""
-        return self.key, self.lo, self.hi
 
 
 # -- views ---------------------------------------------------------------------------------
@@ -943,22 +947,32 @@ class Rummy500(GameState):
                 return True
         elif jokers >= 2 or (m1 & NEIGHBOURS[card] and forms_meld(card, m1, jokers)):
             return True
-        runs = list(self.runs)
+        # the table after the action: what it takes, and its runs
+        runs: Sequence[tuple[int, int, int]] = self.runs
         if isinstance(action, NewMeld):
-            new = TableMeld(action.slots, action.jokers, seat, len(self.table))
-            others = self.table
-            if new.is_run:
-                runs.append(new.run_bounds())
-            accept = new.accept
+            is_run, key, lo, hi, suits = _shape(action.slots)
+            if is_run:
+                runs = [*runs, (key, lo, hi)]
+                accept = self.accept | _run_accept(key, lo, hi)
+            else:
+                accept = self.accept | _set_accept(key, suits)
         else:
-            changed = self.table[action.meld].copy()
-            changed.add(action.card, JK if action.joker else action.card, seat)
-            others = [tm for i, tm in enumerate(self.table) if i != action.meld]
-            if changed.is_run:
-                runs = [tm.run_bounds() for tm in others if tm.is_run] + [changed.run_bounds()]
-            accept = changed.accept
-        for tm in others:
-            accept |= tm.accept
+            tm = self.table[action.meld]
+            takers = self._takers
+            accept = self.accept
+            old = tm.accept
+            while old:  # drop the cards only this meld took
+                bit = old & -old
+                old ^= bit
+                if takers[bit.bit_length() - 1] == 1:
+                    accept ^= bit
+            if tm.is_run:
+                lo, hi = tm.bounds_after(action.card)
+                runs = list(runs)
+                runs[tm.run_pos] = (tm.key, lo, hi)
+                accept |= _run_accept(tm.key, lo, hi)
+            else:
+                accept |= _set_accept(tm.key, tm.suits | 1 << (action.card >> 4))
         return meldable(card, m1, jokers, accept, accept != 0, runs)
 
     # -- transitions -----------------------------------------------------------------------
