@@ -259,6 +259,23 @@ def _sets_of_rank(rank: int, q: int, jokers: int) -> tuple[NewMeld, ...]:
     return found
 
 
+def _runs_of_pattern(suit: int, r13: int, jokers: int) -> tuple[NewMeld, ...]:
+    """The runs of ``suit`` from its 13-bit rank pattern and ``jokers`` jokers."""
+    b14 = r13 | ((r13 & 1) << HIGH_ACE)
+    # keep only the cards that can be in a run: the runs found are the same, and far
+    # fewer patterns reach the cache of _runs_of_suit
+    if jokers == 0:
+        r3 = b14 & (b14 >> 1) & (b14 >> 2)  # the low ends of 3-card runs
+        b14 = r3 | (r3 << 1) | (r3 << 2)
+    elif jokers == 1:  # a card with another within two positions
+        b14 &= (b14 >> 1) | (b14 >> 2) | (b14 << 1) | (b14 << 2)
+    return _runs_of_suit(suit, b14, jokers) if b14 else ()
+
+
+#: Per joker count, per suit, per 13-bit rank pattern: the runs (filled as met).
+_RUN_ROWS: dict[int, list[list[tuple[NewMeld, ...] | None]]] = {}
+
+
 def meld_actions(mask: int, jokers: int) -> list[NewMeld]:
     """Every new meld a hand of distinct naturals ``mask`` and ``jokers`` jokers can
     make (R5), in a stable order: runs by suit, then sets by rank."""
@@ -266,33 +283,30 @@ def meld_actions(mask: int, jokers: int) -> list[NewMeld]:
     b = (mask >> 16) & RANK13
     c = (mask >> 32) & RANK13
     d = (mask >> 48) & RANK13
-    if jokers == 0:
-        runs = (mask & mask >> 1 & mask >> 2) | (mask >> 11 & mask >> 12 & mask & _ACES)
-        if not runs and not (a & b & (c | d)) | (c & d & (a | b)):
-            return []  # the common case: no meld at all
     out: list[NewMeld] = []
-    for suit, r in ((0, a), (1, b), (2, c), (3, d)):
-        if not r:
-            continue
-        b14 = r | ((r & 1) << HIGH_ACE)
-        # keep only the cards that can be in a run: the runs found are the same, and
-        # far fewer patterns reach the cache
-        if jokers == 0:
-            r3 = b14 & (b14 >> 1) & (b14 >> 2)  # the low ends of 3-card runs
-            if not r3:
-                continue
-            b14 = r3 | (r3 << 1) | (r3 << 2)
-        elif jokers == 1:  # a card with another within two positions
-            b14 &= (b14 >> 1) | (b14 >> 2) | (b14 << 1) | (b14 << 2)
-            if not b14:
-                continue
-        out.extend(_runs_of_suit(suit, b14, jokers))
     if jokers == 0:
         ranks = (a & b & (c | d)) | (c & d & (a | b))
+        runs = (mask & mask >> 1 & mask >> 2) | (mask >> 11 & mask >> 12 & mask & _ACES)
+        if not runs and not ranks:
+            return out  # the common case: no meld at all
     elif jokers == 1:
         ranks = (a & (b | c | d)) | (b & (c | d)) | (c & d)
+        runs = 1
     else:
         ranks = a | b | c | d
+        runs = 1
+    if runs:
+        rows = _RUN_ROWS.get(jokers)
+        if rows is None:
+            rows = _RUN_ROWS[jokers] = [[None] * (RANK13 + 1) for _ in range(4)]
+        for suit, r in ((0, a), (1, b), (2, c), (3, d)):
+            if r:
+                row = rows[suit]
+                found = row[r]
+                if found is None:
+                    found = row[r] = _runs_of_pattern(suit, r, jokers)
+                if found:
+                    out.extend(found)
     while ranks:
         low = ranks & -ranks
         r = low.bit_length() - 1
