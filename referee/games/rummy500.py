@@ -478,7 +478,7 @@ class TableMeld:
                 (int(c), JK if jokers >> i & 1 else int(c), seat) for i, c in enumerate(slots)
             ]
         else:
-            self.placed = [(int(c), int(c), seat) for c in slots]
+            self.placed = [(c, c, seat) for c in slots]
         self.accept = self._accept()
 
     def _accept(self) -> int:
