@@ -805,10 +805,7 @@ class Rummy500(GameState):
                 else:
                     pool |= 1 << top
                 accept, ends, near2 = self.accept, self.run_ends, self.run_near2
-                depth = 1
-                for i in range(len(pile) - 2, -1, -1):
-                    depth += 1
-                    c = pile[i]
+                for depth, c in enumerate(pile[-2::-1], 2):
                     if c == JK:
                         if self.joker_ok or joker_forms_meld(pool, jokers):
                             out.append(deep_draw(depth, c))
@@ -1179,11 +1176,7 @@ class Rummy500(GameState):
         jokers = 0
         accept = self.accept
         out: list[Action] = []
-        pile = self.pile
-        depth = 0
-        for i in range(len(pile) - 1, -1, -1):
-            depth += 1
-            c = pile[i]
+        for depth, c in enumerate(reversed(self.pile), 1):
             if c == JK:
                 if self.joker_ok or joker_forms_meld(pool, jokers):
                     out.append(call_rummy(depth, c))
