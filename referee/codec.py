@@ -607,15 +607,8 @@ def decision_message(
 # for every view (tests/test_referee_codec.py); views without a hand-written
 # encoder go through :func:`view_to_proto`.
 
-_VARINT1 = [bytes((i,)) for i in range(128)]
 
-
-def _varint(value: int) -> bytes:
-    """A varint; negative int32/int64 values as their 64-bit two's complement."""
-    if 0 <= value < 128:
-        return _VARINT1[value]
-    if value < 0:
-        value += 1 << 64
+def _slow_varint(value: int) -> bytes:
     out = bytearray()
     while value > 127:
         out.append((value & 0x7F) | 0x80)
@@ -624,9 +617,23 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
+#: The varints of 0 .. 2**14 - 1 (one and two bytes), looked up instead of computed.
+_SMALL = 1 << 14
+_VARINTS = [_slow_varint(i) for i in range(_SMALL)]
+
+
+def _varint(value: int) -> bytes:
+    """A varint; negative int32/int64 values as their 64-bit two's complement."""
+    if 0 <= value < _SMALL:
+        return _VARINTS[value]
+    if value < 0:
+        value += 1 << 64
+    return _slow_varint(value)
+
+
 def _delimited(tag: bytes, payload: bytes) -> bytes:
     n = len(payload)
-    return tag + (_VARINT1[n] if n < 128 else _varint(n)) + payload
+    return tag + (_VARINTS[n] if n < _SMALL else _varint(n)) + payload
 
 
 def _string(tag: bytes, text: str) -> bytes:
@@ -661,7 +668,7 @@ def _uint(tag: bytes, value: int) -> bytes:
     """An implicit-presence varint field (omitted at zero)."""
     if not value:
         return b""
-    return tag + (_VARINT1[value] if 0 < value < 128 else _varint(value))
+    return tag + (_VARINTS[value] if 0 < value < _SMALL else _varint(value))
 
 
 def _hand_bytes(hand: HandView) -> bytes:

@@ -310,6 +310,13 @@ class Match:
             t0 = perf()
             elapsed_ms = (time.monotonic() - sent) * 1000
             seat.pending = None
+            # the common case inline: a legal answer within the decision limit
+            if outcome[0] == "answer" and elapsed_ms <= self.clock.decision_ms:
+                index, _ = self._pick(outcome[1], legal, texts)
+                if index is not None:
+                    seat.clock.charge(elapsed_ms)
+                    self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index])
+                    continue
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
 
     async def _settle(
