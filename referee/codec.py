@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.cards import CARD_BY_ID, Card, parse_card
 from referee.clock import ClockRules
-from referee.engine import Event, Result
+from referee.engine import EngineError, Event, Result
 from referee.games.gin_three import GinThreeView, Roles
 from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodView
@@ -30,6 +30,7 @@ from referee.record import (
     OptionScalar,
     SeatEntry,
     detail_json,
+    new_state,
 )
 from rummyarena.v1 import bot_pb2, common_pb2, record_pb2, views_pb2
 
@@ -188,7 +189,7 @@ def result_from_proto(msg: common_pb2.MatchResult) -> Result | None:
 
 
 def record_to_proto(record: MatchRecord) -> record_pb2.MatchRecord:
-    """A match record as a message."""
+    """A match record as a message (format 2: actions as legal-action indexes)."""
     msg = record_pb2.MatchRecord(
         format_version=FORMAT_VERSION,
         match_id=record.match_id,
@@ -206,43 +207,99 @@ def record_to_proto(record: MatchRecord) -> record_pb2.MatchRecord:
             strikes=seat.strikes,
             forfeited=seat.forfeited,
         )
-    add = msg.actions.add
-    for entry in record.actions:
-        add(
-            seat=entry.seat,
-            text=entry.text,
-            think_us=min(entry.think_us, 0xFFFFFFFF),
-            source=_SOURCE_TO_PB[entry.source],
-        )
+    msg.action_index.extend(action_indexes(record))
+    msg.think_us.extend(min(entry.think_us, 0xFFFFFFFF) for entry in record.actions)
+    for k, entry in enumerate(record.actions):
+        if entry.source != "bot":
+            msg.sources.add(action=k, source=_SOURCE_TO_PB[entry.source])
     return msg
 
 
+def action_indexes(record: MatchRecord) -> list[int]:
+    """Each action's index in the legal actions of its decision: as recorded by the
+    referee, or found by re-running the engine on the texts when not known."""
+    if all(entry.index >= 0 for entry in record.actions):
+        return [entry.index for entry in record.actions]
+    try:
+        state = new_state(record)
+    except EngineError as exc:
+        raise CodecError(f"cannot start the recorded match: {exc}") from exc
+    out = []
+    for k, entry in enumerate(record.actions):
+        legal = state.legal_actions()
+        try:
+            action = state.parse_action(entry.text)
+            index = legal.index(action)
+        except (EngineError, ValueError):
+            raise CodecError(
+                f"action {k} ({entry.text!r}) is not legal at that point of the match"
+            ) from None
+        out.append(index)
+        state.apply(action)
+    return out
+
+
 def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
-    """A match record from its message."""
-    if msg.format_version != FORMAT_VERSION:
+    """A match record from its message (format 1 or 2; format 2 re-runs the engine to
+    name each action and its seat)."""
+    if msg.format_version not in (1, FORMAT_VERSION):
         raise CodecError(
-            f"record format version {msg.format_version}; this referee reads {FORMAT_VERSION}"
+            f"record format version {msg.format_version}; this referee reads 1 and {FORMAT_VERSION}"
         )
     seats = tuple(
         SeatEntry(s.name, status_from_proto(s.status), s.strikes, s.forfeited) for s in msg.seats
     )
     n = len(seats)
-    actions = []
-    for i, a in enumerate(msg.actions):
-        if a.seat >= n or a.source not in _SOURCE_FROM_PB:
-            raise CodecError(f"action {i} names seat {a.seat} or source {a.source} out of range")
-        actions.append(ActionEntry(a.seat, a.text, a.think_us, _SOURCE_FROM_PB[a.source]))
-    return MatchRecord(
+    record = MatchRecord(
         game=msg.game,
         options=options_from_proto(msg.options),
         seed=msg.seed,
         seats=seats,
-        actions=tuple(actions),
+        actions=(),
         result=result_from_proto(msg.result) if msg.HasField("result") else None,
         match_id=msg.match_id,
         clock=clock_from_proto(msg.clock),
         started_unix_ms=msg.started_unix_ms,
     )
+    actions = []
+    if msg.format_version == 1:
+        for i, a in enumerate(msg.actions):
+            if a.seat >= n or a.source not in _SOURCE_FROM_PB:
+                raise CodecError(
+                    f"action {i} names seat {a.seat} or source {a.source} out of range"
+                )
+            actions.append(ActionEntry(a.seat, a.text, a.think_us, _SOURCE_FROM_PB[a.source]))
+    else:
+        actions = _replay_indexes(msg, record)
+    return dataclasses.replace(record, actions=tuple(actions))
+
+
+def _replay_indexes(msg: record_pb2.MatchRecord, record: MatchRecord) -> list[ActionEntry]:
+    """The actions of a format-2 record, named by re-running the engine."""
+    count = len(msg.action_index)
+    if len(msg.think_us) != count:
+        raise CodecError(f"{count} actions but {len(msg.think_us)} timings")
+    sources = {}
+    for mark in msg.sources:
+        if mark.action >= count or mark.source not in _SOURCE_FROM_PB:
+            raise CodecError(f"source mark for action {mark.action} is out of range")
+        sources[mark.action] = _SOURCE_FROM_PB[mark.source]
+    try:
+        state = new_state(record)
+    except EngineError as exc:
+        raise CodecError(f"cannot start the recorded match: {exc}") from exc
+    out = []
+    for k, index in enumerate(msg.action_index):
+        seat = state.to_act()
+        if seat is None:
+            raise CodecError(f"action {k}: the match is over, but the record goes on")
+        legal = state.legal_actions()
+        if index >= len(legal):
+            raise CodecError(f"action {k}: index {index} out of range ({len(legal)} legal actions)")
+        action = legal[index]
+        out.append(ActionEntry(seat, str(action), msg.think_us[k], sources.get(k, "bot"), index))
+        state.apply(action)
+    return out
 
 
 def encode_record(record: MatchRecord) -> bytes:

@@ -23,17 +23,21 @@ STATUSES = ("ok", "timeout", "invalid", "crashed", "disconnected")
 #: Who chose an action: the bot, or the referee's default after a fault or a forfeit.
 SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited")
 
-FORMAT_VERSION = 1
+#: Format 2 stores each action as its index in the legal-action list (see record.proto);
+#: format 1 (the action texts) is still read.
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
 class ActionEntry:
-    """One action taken: by which seat, its text, how long the seat took, who chose it."""
+    """One action taken: by which seat, its text, how long the seat took, who chose it,
+    and its position in the legal actions listed at that decision (-1: not known yet)."""
 
     seat: int
     text: str
     think_us: int = 0
     source: str = "bot"
+    index: int = field(default=-1, compare=False)  # derived from the text; not part of equality
 
 
 @dataclass(frozen=True, slots=True)

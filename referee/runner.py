@@ -56,6 +56,10 @@ class ProtocolError(Exception):
         self.code = code
 
 
+#: The position of :func:`default_action`'s choice in the legal actions.
+DEFAULT_INDEX = 0
+
+
 def default_action(legal: list[Action]) -> Action:
     """The referee's safe default: the first legal action (each game lists drawing,
     passing or declining first, and its caps end every hand, C8)."""
@@ -315,7 +319,9 @@ class Match:
                 index, _ = self._pick(outcome[1], legal, texts)
                 if index is not None:
                     seat.clock.charge(elapsed_ms)
-                    self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index])
+                    self._apply(
+                        seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index], index
+                    )
                     continue
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
 
@@ -336,7 +342,7 @@ class Match:
             if in_time:
                 index, problem = self._pick(payload, legal, texts)
                 if index is not None:
-                    self._apply(seat, legal[index], think_us, "bot", texts[index])
+                    self._apply(seat, legal[index], think_us, "bot", texts[index], index)
                     return
                 fault = "invalid"
             else:
@@ -398,11 +404,18 @@ class Match:
         return None, "the answer names no action (set index or text)"
 
     def _apply(
-        self, seat: Seat, action: Action, think_us: int, source: str, text: str | None = None
+        self,
+        seat: Seat,
+        action: Action,
+        think_us: int,
+        source: str,
+        text: str | None = None,
+        index: int = DEFAULT_INDEX,
     ) -> None:
+        """Apply ``action`` (the ``index``-th legal action) and record it."""
         self.state.apply(action)
         self.actions.append(
-            ActionEntry(seat.index, str(action) if text is None else text, think_us, source)
+            ActionEntry(seat.index, str(action) if text is None else text, think_us, source, index)
         )
         if self.watchers:
             self._publish()
