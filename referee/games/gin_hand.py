@@ -144,6 +144,8 @@ class GinHand:
         "hands",
         "knock_card",
         "known",
+        "legal",
+        "legal_texts",
         "non_dealer",
         "outcome",
         "phase",
@@ -185,6 +187,10 @@ class GinHand:
         self.knock_card: Card | None = None
         self.arrangements: list[Arrangement] = []
         self.outcome: HandOutcome | None = None
+        # the legal actions (and their texts) of the current decision, made once: the
+        # referee asks for them, for the view and for the advice (T3) at every decision
+        self.legal: list[Action] | None = None
+        self.legal_texts: tuple[str, ...] | None = None
         for seat in (non_dealer, dealer):
             dealt = format_cards(cards_of(self.hands[seat]))
             events.append(Event(seat, f"dealt {dealt}", self.audience[seat]))
@@ -214,7 +220,21 @@ class GinHand:
         return self.dealer if seat == self.non_dealer else self.non_dealer
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the player to act (C7)."""
+        """Every legal action of the player to act (C7). The list is shared until the
+        next action: do not change it."""
+        legal = self.legal
+        if legal is None:
+            legal = self.legal = self._legal_actions()
+        return legal
+
+    def texts(self) -> tuple[str, ...]:
+        """The text forms of :meth:`legal_actions`, made once per decision."""
+        texts = self.legal_texts
+        if texts is None:
+            texts = self.legal_texts = tuple(str(a) for a in self.legal_actions())
+        return texts
+
+    def _legal_actions(self) -> list[Action]:
         phase = self.phase
         if phase is Phase.DISCARD:
             return self._discard_actions()
@@ -250,6 +270,7 @@ class GinHand:
         """Apply a legal action of the player to act."""
         seat = self.turn
         events = self.events
+        self.legal = self.legal_texts = None
         if isinstance(action, DrawStock):
             card = self.deck[self.stock_pos]
             self.stock_pos += 1

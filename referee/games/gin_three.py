@@ -177,7 +177,7 @@ class GinThree(GameState):
         captain_actions = self.hand.legal_actions()
         if self._sitter_to_advise():
             return [NO_ADVICE, *(Advise(a) for a in captain_actions)]
-        return captain_actions
+        return list(captain_actions)
 
     def parse_action(self, text: str) -> Action:
         verb, rest = split_verb(text)
@@ -245,10 +245,15 @@ class GinThree(GameState):
             if seat == roles.captain and self.advised and self.advice is not None
             else None,
             last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
-            legal_actions=tuple(str(a) for a in self.legal_actions())
-            if self.to_act() == seat
-            else (),
+            legal_actions=self._legal_texts() if self.to_act() == seat else (),
         )
+
+    def _legal_texts(self) -> tuple[str, ...]:
+        """The texts of the legal actions, from the hand's texts made once per decision."""
+        texts = self.hand.texts()
+        if self._sitter_to_advise():
+            return (str(NO_ADVICE), *("advise " + t for t in texts))
+        return texts
 
     def result(self) -> Result | None:
         if not self.over:

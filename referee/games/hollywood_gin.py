@@ -138,7 +138,7 @@ class HollywoodGin(GameState):
         return None if self.over else self.hand.turn
 
     def legal_actions(self) -> list[Action]:
-        return [] if self.over else self.hand.legal_actions()
+        return [] if self.over else list(self.hand.legal_actions())
 
     def parse_action(self, text: str) -> Action:
         return parse_gin_action(text)
@@ -190,9 +190,7 @@ class HollywoodGin(GameState):
             column_winners=tuple(self.score_sheet.column_winners),
             wins=(self.score_sheet.wins[0], self.score_sheet.wins[1]),
             last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
-            legal_actions=tuple(str(a) for a in self.legal_actions())
-            if self.to_act() == seat
-            else (),
+            legal_actions=self.hand.texts() if not over and self.hand.turn == seat else (),
         )
 
     def result(self) -> Result | None:
