@@ -73,7 +73,7 @@ from referee.games.rummy500_melds import (
 )
 
 JK = 64
-#: Per card id, its text (C2), and the card object.
+#: Per card id, its text (C2) and the card object (ids that are no card: unused).
 _CARD_TEXT = [str(CARD_BY_ID[c]) if c in CARD_BY_ID else "" for c in range(65)]
 _CARDS = [CARD_BY_ID.get(c, JOKER) for c in range(65)]
 
