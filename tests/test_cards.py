@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from referee.cards import (
@@ -72,6 +74,48 @@ def test_c6_shuffle_is_fixed_by_the_seed() -> None:
     assert shuffled_deck(SplitMix64(43)) != deck
 
 
+def test_c6_shuffle_follows_the_documented_algorithm() -> None:
+    """docs/engine.md, written out independently: r from ceil(log2(52!)/64) = 4 outputs,
+    little-endian, rejected at or above the largest multiple of 52!; Fisher–Yates with
+    the mixed-radix digits of r."""
+    for seed in (0, 1, 42, 2**64 - 1):
+        rng = SplitMix64(seed)
+        fact = math.factorial(52)
+        limit = 2**256 - 2**256 % fact
+        while True:
+            x = sum(rng.next_u64() << (64 * k) for k in range(4))
+            if x < limit:
+                break
+        r = x % fact
+        deck = make_deck()
+        for i in range(51, 0, -1):
+            j = r % (i + 1)
+            r //= i + 1
+            deck[i], deck[j] = deck[j], deck[i]
+        assert shuffled_deck(SplitMix64(seed)) == deck
+
+
+def test_c6_shuffle_gives_every_order_equally_often() -> None:
+    rng = SplitMix64(11)
+    counts: dict[str, int] = {}
+    for _ in range(60_000):
+        deck = parse_cards("AC 2C 3C")
+        rng.shuffle(deck)
+        key = format_cards(deck)
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 6
+    assert all(9_400 < c < 10_600 for c in counts.values()), counts
+
+
+def test_c6_below_takes_as_many_outputs_as_the_range_needs() -> None:
+    one, two = SplitMix64(5), SplitMix64(5)
+    first = one.next_u64()
+    second = one.next_u64()
+    assert two.below(2**64) == first
+    big = SplitMix64(5).below(2**64 + 1)
+    assert big == (first | second << 64) % (2**64 + 1)
+
+
 def test_c6_below_is_unbiased_over_small_ranges() -> None:
     rng = SplitMix64(7)
     counts = [0] * 6
@@ -87,4 +131,4 @@ def test_c6_stacked_deck_must_hold_the_games_cards() -> None:
         check_stacked_deck([*deck[1:], deck[-1]], deck)
 
 
-GOLDEN_SEED_42 = "7C 3H KC AS 2S AC AH KD TD 5C"
+GOLDEN_SEED_42 = "9H 4H 6S 7H 5S 6C 3C QD 5H AH"

@@ -15,7 +15,7 @@ from referee.cards import (
     shuffled_deck,
 )
 from referee.engine import IllegalActionError, OptionsError, get_game, new_match
-from referee.games.flip_flop import FlipFlop, hand_value, shuffle52
+from referee.games.flip_flop import FlipFlop, hand_value
 
 SEED = 3
 
@@ -174,8 +174,9 @@ def test_f4_deal_passes_left_and_later_rounds_shuffle_from_seed() -> None:
     state, order = deal(QUIET)
     play(state, "drop")
     assert state.dealer == order[0]
-    expected = shuffled_deck(SplitMix64(0))  # shuffle52 is the same shuffle, inlined
-    assert shuffle52(SplitMix64(0)) == expected
+    rng = SplitMix64(SEED)
+    rng.below(len(order))  # the first dealer (F4); then one shuffle per round
+    assert state.stock == shuffled_deck(rng)
 
 
 # -- F5 ------------------------------------------------------------------------------------

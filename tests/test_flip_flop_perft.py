@@ -130,11 +130,13 @@ def start(deal: tuple[list[str], str], seed: int) -> FlipFlop:
     return state
 
 
+# Rounds end fast (a drop ends one), so the deeper counts reach rounds dealt from the
+# seed: they change with the shuffle (docs/engine.md) as well as with move generation.
 @pytest.mark.parametrize(
     ("deal", "seed", "expected"),
     [
-        (THREE, 1, [1, 2, 11, 36, 135, 481, 1941, 6913, 27543]),
-        (FIVE, 2, [1, 2, 11, 36, 135, 480, 1938, 6891, 26908]),
+        (THREE, 1, [1, 2, 11, 36, 135, 480, 1937, 6893, 27462]),
+        (FIVE, 2, [1, 2, 11, 36, 135, 480, 1939, 6895, 26934]),
     ],
 )
 def test_perft_counts_from_fixed_deals(

@@ -31,7 +31,6 @@ from referee.actions import (
 from referee.cards import (
     CARD_BY_ID,
     RANK_BITS,
-    STANDARD_CARDS,
     SUITS,
     Card,
     CardError,
@@ -42,6 +41,7 @@ from referee.cards import (
     make_deck,
     parse_card,
     parse_cards,
+    shuffled_deck,
 )
 from referee.engine import (
     Action,
@@ -508,7 +508,7 @@ class FlipFlop(GameState):
         self.events.append(
             Event(None, f"round {self.round_no}: seat {dealer} deals; antes: {'; '.join(antes)}")
         )
-        deck = self._decks.pop(0) if self._decks else shuffle52(self._rng)
+        deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
         dealt_cards = 5 * k
         flip = deck[dealt_cards - 1]
         flip_shift = (flip >> 4) * RANK_BITS
@@ -1025,33 +1025,6 @@ class FlipFlop(GameState):
 
 def _cards(mask: int) -> str:
     return format_cards(cards_of(mask))
-
-
-_M64 = (1 << 64) - 1
-_LIMITS = [0] + [(1 << 64) - ((1 << 64) % n) for n in range(1, 53)]
-
-
-def shuffle52(rng: SplitMix64) -> list[Card]:
-    """A fresh deck shuffled by ``rng``: exactly ``referee.cards.shuffled_deck(rng)``
-    (SplitMix64, Fisher–Yates), with the generator inlined because Flip Flop rounds
-    are short and the shuffle would otherwise dominate the engine's time."""
-    items = list(STANDARD_CARDS)
-    state = rng.state
-    limits = _LIMITS
-    for i in range(51, 0, -1):
-        n = i + 1
-        limit = limits[n]
-        while True:
-            state = (state + 0x9E3779B97F4A7C15) & _M64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-            z ^= z >> 31
-            if z < limit:
-                break
-        j = z % n
-        items[i], items[j] = items[j], items[i]
-    rng.state = state
-    return items
 
 
 SPEC = register(
