@@ -154,8 +154,7 @@ def build_options(options_type: type[Any], values: Mapping[str, Any] | None) -> 
         return options_type()
     if dataclasses.is_dataclass(values) and isinstance(values, options_type):
         return values
-    fields = {f.name: f for f in dataclasses.fields(options_type)}
-    hints = typing.get_type_hints(options_type)
+    fields, hints = _option_fields(options_type)
     kwargs = {}
     for key, value in values.items():
         if key not in fields:
@@ -170,6 +169,18 @@ def build_options(options_type: type[Any], values: Mapping[str, Any] | None) -> 
         raise
     except (TypeError, ValueError) as exc:
         raise OptionsError(str(exc)) from exc
+
+
+_OPTION_FIELDS: dict[type[Any], tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def _option_fields(options_type: type[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fields and resolved type hints of an options dataclass (resolved once)."""
+    found = _OPTION_FIELDS.get(options_type)
+    if found is None:
+        fields = {f.name: f for f in dataclasses.fields(options_type)}
+        found = _OPTION_FIELDS[options_type] = (fields, typing.get_type_hints(options_type))
+    return found
 
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:
