@@ -37,6 +37,8 @@ demo: $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/arena bench engine --game hollywood-gin
 	$(BIN)/arena bench engine --game gin-three
+	$(BIN)/arena bench engine --game rummy-500 --players 4
+	$(BIN)/arena bench engine --game flip-flop --players 4
 
 golden: $(STAMP)
 	$(BIN)/arena golden regenerate
