@@ -24,7 +24,7 @@ from referee.actions import (
     split_verb,
 )
 from referee.cards import CARD_BY_ID, Card, cards_of, format_cards
-from referee.engine import Action, Event, IllegalActionError
+from referee.engine import Action, Event, IllegalActionError, check_range
 from referee.melds import Arrangement, Meld, MeldSearch, is_meld, meld_search
 
 SEARCH: MeldSearch = meld_search()
@@ -119,6 +119,30 @@ class HandOutcome:
     knocker: int | None = None
     knocker_arrangement: Arrangement | None = None
     defender_arrangement: Arrangement | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GinMatchOptions:
+    """The options both Gin games share (G6, G9, G10, and the match target and cap)."""
+
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    target: int = 100
+    max_turns: int = 200
+    max_hands: int = 500
+
+    def __post_init__(self) -> None:
+        check_range("knock_limit", self.knock_limit, 0, 100)
+        check_range("gin_bonus", self.gin_bonus, 0, 1000)
+        check_range("undercut_bonus", self.undercut_bonus, 0, 1000)
+        check_range("target", self.target, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+        check_range("max_hands", self.max_hands, 1, 100_000)
+
+    def hand_rules(self) -> GinRules:
+        """The options that govern a single hand."""
+        return GinRules(self.knock_limit, self.gin_bonus, self.undercut_bonus, self.max_turns)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,32 +15,16 @@ from referee.engine import (
     GameState,
     IllegalActionError,
     Result,
-    check_range,
     ranks_from_scores,
     register,
 )
-from referee.games.gin_hand import GinHand, GinRules, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_hand import GinHand, GinMatchOptions, HandOutcome, Phase, parse_gin_action
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
 
 @dataclass(frozen=True, slots=True)
-class GinThreeOptions:
-    """Options of Gin Rummy for three (G6, G9, G10, T4, T6)."""
-
-    knock_limit: int = 10
-    gin_bonus: int = 25
-    undercut_bonus: int = 10
-    target: int = 100
-    max_turns: int = 200
-    max_hands: int = 500
-
-    def __post_init__(self) -> None:
-        check_range("knock_limit", self.knock_limit, 0, 100)
-        check_range("gin_bonus", self.gin_bonus, 0, 1000)
-        check_range("undercut_bonus", self.undercut_bonus, 0, 1000)
-        check_range("target", self.target, 1, 100_000)
-        check_range("max_turns", self.max_turns, 1, 100_000)
-        check_range("max_hands", self.max_hands, 1, 100_000)
+class GinThreeOptions(GinMatchOptions):
+    """Options of Gin Rummy for three (G6, G9, G10, T4, T6: ``target``, ``max_hands``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +102,7 @@ class GinThree(GameState):
         self.events: list[Event] = []
         self._rng = SplitMix64(seed)
         self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
-        self._rules = GinRules(
-            options.knock_limit, options.gin_bonus, options.undercut_bonus, options.max_turns
-        )
+        self._rules = options.hand_rules()
         self.scores = [0, 0, 0]
         self.hands_played = 0
         self.last_outcome: HandOutcome | None = None

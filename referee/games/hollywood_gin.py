@@ -12,37 +12,17 @@ from referee.engine import (
     GameSpec,
     GameState,
     Result,
-    check_range,
     register,
 )
-from referee.games.gin_hand import GinHand, GinRules, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_hand import GinHand, GinMatchOptions, HandOutcome, Phase, parse_gin_action
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
 COLUMNS = 3
 
 
 @dataclass(frozen=True, slots=True)
-class HollywoodOptions:
-    """Options of Hollywood Gin (G6, G9, G10, H3, H4)."""
-
-    knock_limit: int = 10
-    gin_bonus: int = 25
-    undercut_bonus: int = 10
-    target: int = 100
-    max_turns: int = 200
-    max_hands: int = 500
-
-    def __post_init__(self) -> None:
-        check_range("knock_limit", self.knock_limit, 0, 100)
-        check_range("gin_bonus", self.gin_bonus, 0, 1000)
-        check_range("undercut_bonus", self.undercut_bonus, 0, 1000)
-        check_range("target", self.target, 1, 100_000)
-        check_range("max_turns", self.max_turns, 1, 100_000)
-        check_range("max_hands", self.max_hands, 1, 100_000)
-
-    def hand_rules(self) -> GinRules:
-        """The options that govern a single hand."""
-        return GinRules(self.knock_limit, self.gin_bonus, self.undercut_bonus, self.max_turns)
+class HollywoodOptions(GinMatchOptions):
+    """Options of Hollywood Gin (G6, G9, G10, H3: ``target``, H4: ``max_hands``)."""
 
 
 class ScoreSheet:
