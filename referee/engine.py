@@ -243,6 +243,8 @@ class GameSpec:
     ) -> GameState:
         """A new match from a seed, or from stacked decks (one per hand, top card
         first; hands beyond the given decks are shuffled from the seed)."""
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise OptionsError(f"a match seed is an integer in 0..2**64-1, not {seed!r}")
         n = self.default_seats if seats is None else seats
         if not self.min_seats <= n <= self.max_seats:
             raise OptionsError(

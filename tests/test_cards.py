@@ -132,3 +132,11 @@ def test_c6_stacked_deck_must_hold_the_games_cards() -> None:
 
 
 GOLDEN_SEED_42 = "9H 4H 6S 7H 5S 6C 3C QD 5H AH"
+
+
+def test_c6_a_match_seed_out_of_range_is_refused_clearly() -> None:
+    from referee.engine import OptionsError, new_match
+
+    for bad in (-1, 2**64, "7", 1.5):
+        with pytest.raises(OptionsError, match=r"a match seed is an integer in 0\.\.2"):
+            new_match("hollywood-gin", bad)  # type: ignore[arg-type]
