@@ -136,6 +136,32 @@ def cards_of(mask: int) -> list[Card]:
     return out
 
 
+def _suit_tables() -> list[list[tuple[Card, ...]]]:
+    tables = []
+    for suit in range(4):
+        table: list[tuple[Card, ...]] = [()] * (SUIT_MASK + 1)
+        for m in range(1, SUIT_MASK + 1):
+            low = m & -m
+            table[m] = (CARD_BY_ID[suit * RANK_BITS + low.bit_length() - 1], *table[m ^ low])
+        tables.append(table)
+    return tables
+
+
+_SUIT_TABLES = _suit_tables()
+
+
+def card_tuple(mask: int) -> tuple[Card, ...]:
+    """The natural cards of a bit mask as a tuple in canonical order (table lookups:
+    views call this for every hand at every decision)."""
+    t = _SUIT_TABLES
+    return (
+        t[0][mask & SUIT_MASK]
+        + t[1][(mask >> 16) & SUIT_MASK]
+        + t[2][(mask >> 32) & SUIT_MASK]
+        + t[3][(mask >> 48) & SUIT_MASK]
+    )
+
+
 def sort_cards(cards: Iterable[int]) -> list[Card]:
     """Cards sorted by suit then rank (the canonical hand order), jokers last."""
     return [CARD_BY_ID[c] for c in sorted(cards)]

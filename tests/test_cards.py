@@ -140,3 +140,15 @@ def test_c6_a_match_seed_out_of_range_is_refused_clearly() -> None:
     for bad in (-1, 2**64, "7", 1.5):
         with pytest.raises(OptionsError, match=r"a match seed is an integer in 0\.\.2"):
             new_match("hollywood-gin", bad)  # type: ignore[arg-type]
+
+
+def test_card_tuple_is_cards_of_as_a_tuple() -> None:
+    from referee.cards import card_tuple, cards_of
+
+    rng = SplitMix64(3)
+    for _ in range(2_000):
+        mask = 0
+        for _ in range(rng.below(20)):
+            mask |= STANDARD_CARDS[rng.below(52)].bit
+        assert card_tuple(mask) == tuple(cards_of(mask))
+    assert card_tuple(0) == ()

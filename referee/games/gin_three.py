@@ -106,6 +106,7 @@ class GinThree(GameState):
         self.scores = [0, 0, 0]
         self.hands_played = 0
         self.last_outcome: HandOutcome | None = None
+        self._last_view: OutcomeView | None = None  # the showdown, made once per hand
         self.over = False
         self.advice: Action | None = None
         self.advised = False  # the sitter has answered for the captain's current decision
@@ -192,6 +193,7 @@ class GinThree(GameState):
         """T4 scoring, T6 end of match, T5 rotation."""
         self.hands_played += 1
         self.last_outcome = outcome
+        self._last_view = outcome_view(outcome)
         roles = self.roles
         winner = outcome.winner
         if winner is not None:
@@ -226,7 +228,7 @@ class GinThree(GameState):
             advice=str(self.advice)
             if seat == roles.captain and self.advised and self.advice is not None
             else None,
-            last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
+            last_hand=self._last_view,
             legal_actions=self._legal_texts() if self.to_act() == seat else (),
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.cards import Card, cards_of
+from referee.cards import CARD_BY_ID, Card, card_tuple
 from referee.games.gin_hand import GinHand, HandOutcome
 
 
@@ -49,12 +49,12 @@ def hand_view(hand: GinHand, player: int) -> HandView:
         opponent=opponent,
         dealer=hand.dealer,
         phase=hand.phase.value,
-        hand=tuple(cards_of(hand.hands[player])),
+        hand=card_tuple(hand.hands[player]),
         opponent_hand_size=hand.hands[opponent].bit_count(),
-        opponent_known=tuple(cards_of(hand.known[opponent])),
+        opponent_known=card_tuple(hand.known[opponent]),
         discard_pile=tuple(hand.discard_pile),
         stock_size=hand.stock_size,
-        taken_from_discard=None if taken is None else cards_of(1 << taken)[0],
+        taken_from_discard=None if taken is None else CARD_BY_ID[taken],
         turns=hand.turns,
     )
 

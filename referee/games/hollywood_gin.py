@@ -102,6 +102,7 @@ class HollywoodGin(GameState):
         self.score_sheet = ScoreSheet(options.target)
         self.sheet: list[SheetLine] = []
         self.last_outcome: HandOutcome | None = None
+        self._last_view: OutcomeView | None = None  # the showdown, made once per hand
         self.over = False
         dealer = self._rng.below(2)  # H1: the first dealer is random
         self.events.append(Event(None, f"seat {dealer} deals first"))
@@ -133,6 +134,7 @@ class HollywoodGin(GameState):
     def _score(self, hand: GinHand, outcome: HandOutcome) -> None:
         """Enter a finished hand on the sheet (H2, H3), end the match (H4), or deal (H1)."""
         self.last_outcome = outcome
+        self._last_view = outcome_view(outcome)
         winner = outcome.winner
         sheet = self.score_sheet
         if winner is not None:
@@ -169,7 +171,7 @@ class HollywoodGin(GameState):
             columns=self.score_sheet.totals(),
             column_winners=tuple(self.score_sheet.column_winners),
             wins=(self.score_sheet.wins[0], self.score_sheet.wins[1]),
-            last_hand=outcome_view(self.last_outcome) if self.last_outcome else None,
+            last_hand=self._last_view,
             legal_actions=self.hand.texts() if not over and self.hand.turn == seat else (),
         )
 
