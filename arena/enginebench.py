@@ -75,12 +75,13 @@ def run_ours(
 
 
 def _hands_so_far(state: Any) -> int:
-    for name in ("sheet", "hands_played", "hands_done", "rounds_played", "round_number"):
-        value = getattr(state, name, None)
-        if isinstance(value, list):
-            return len(value)
-        if isinstance(value, int):
-            return value
+    """Hands (rounds) a match stopped at the deadline has finished."""
+    if isinstance(getattr(state, "sheet", None), list):  # Hollywood Gin's score sheet
+        return len(state.sheet)
+    if isinstance(getattr(state, "hands_played", None), int):  # Gin for three, Rummy 500
+        return int(state.hands_played)
+    if isinstance(getattr(state, "round_no", None), int):  # Flip Flop: the round in play
+        return max(0, int(state.round_no) - 1)
     return 0
 
 

@@ -162,11 +162,6 @@ def card_tuple(mask: int) -> tuple[Card, ...]:
     )
 
 
-def sort_cards(cards: Iterable[int]) -> list[Card]:
-    """Cards sorted by suit then rank (the canonical hand order), jokers last."""
-    return [CARD_BY_ID[c] for c in sorted(cards)]
-
-
 def make_deck(packs: int = 1, jokers_per_pack: int = 0) -> list[Card]:
     """An unshuffled deck of ``packs`` standard packs, each with ``jokers_per_pack`` jokers."""
     if packs not in (1, 2):

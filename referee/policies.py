@@ -1,9 +1,8 @@
-"""Simple in-process policies: what the demo plays and what a forfeited seat falls back
-to. A policy sees only what a bot sees: the seat's view and its legal actions."""
+"""Simple in-process Gin policies for the demo. A policy sees only what a bot sees:
+the seat's view and its legal actions."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,20 +12,6 @@ from referee.games.gin_hand import SEARCH, Arrange, Knock
 from referee.games.gin_three import NoAdvice
 
 Policy = Callable[[Any, Sequence[Action]], Action]
-
-
-def random_policy(rng: random.Random) -> Policy:
-    """Uniformly random legal actions."""
-
-    def choose(view: Any, legal: Sequence[Action]) -> Action:
-        return rng.choice(legal)
-
-    return choose
-
-
-def first_legal(view: Any, legal: Sequence[Action]) -> Action:
-    """The first legal action: a safe default in every game."""
-    return legal[0]
 
 
 def gin_greedy(view: Any, legal: Sequence[Action]) -> Action:

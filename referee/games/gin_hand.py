@@ -25,7 +25,7 @@ from referee.actions import (
 )
 from referee.cards import CARD_BY_ID, Card, cards_of, format_cards
 from referee.engine import Action, Event, IllegalActionError, check_range
-from referee.melds import Arrangement, Meld, MeldSearch, is_meld, meld_search
+from referee.melds import Arrangement, MeldSearch, is_meld, meld_search
 
 SEARCH: MeldSearch = meld_search()
 CARD_VALUE = SEARCH.card_value
@@ -423,8 +423,3 @@ def knock_discards(mask: int, limit: int, forbidden: int) -> list[int]:
             m ^= low
         out.sort()
     return out
-
-
-def meld_cards(melds: tuple[Meld, ...]) -> list[list[Card]]:
-    """Melds as lists of cards (for views)."""
-    return [list(m.cards) for m in melds]
