@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from referee.cards import Card
+from referee.cards import Card, SplitMix64, check_stacked_deck
 
 
 class EngineError(Exception):
@@ -92,6 +92,26 @@ class GameState(ABC):
     seed: int
     options: Any
     events: list[Event]
+    _rng: SplitMix64
+    _decks: list[list[Card]]
+
+    def _start(
+        self,
+        options: Any,
+        seed: int,
+        seats: int,
+        decks: Sequence[Sequence[Card]],
+        full_deck: Sequence[Card],
+    ) -> None:
+        """What every engine starts with: its options, seed and seats, an empty event
+        log, the seed's random stream (C6), and the stacked decks, each checked to hold
+        exactly the cards of ``full_deck``."""
+        self.options = options
+        self.seed = seed
+        self.num_seats = seats
+        self.events = []
+        self._rng = SplitMix64(seed)
+        self._decks = [check_stacked_deck(d, full_deck) for d in decks]
 
     @abstractmethod
     def to_act(self) -> int | None:

@@ -36,7 +36,6 @@ from referee.cards import (
     CardError,
     SplitMix64,
     cards_of,
-    check_stacked_deck,
     format_cards,
     make_deck,
     parse_card,
@@ -395,14 +394,10 @@ class FlipFlop(GameState):
     """A Game Flip Flop match."""
 
     game = "flip-flop"
+    options: FlipFlopOptions
 
     def __init__(self, options: FlipFlopOptions, seed: int, seats: int, decks: list[list[Card]]):
-        self.options = options
-        self.seed = seed
-        self.num_seats = seats
-        self.events: list[Event] = []
-        self._rng = SplitMix64(seed)
-        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        self._start(options, seed, seats, decks, make_deck())
         n = seats
         self.bankroll = [options.starting_stakes] * n  # F2
         self.set_aside = [0] * n

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.actions import split_verb
-from referee.cards import Card, SplitMix64, check_stacked_deck, make_deck, shuffled_deck
+from referee.cards import Card, make_deck, shuffled_deck
 from referee.engine import (
     Action,
     Event,
@@ -94,14 +94,10 @@ class GinThree(GameState):
     """A match of Gin Rummy for three."""
 
     game = "gin-three"
+    options: GinThreeOptions
 
     def __init__(self, options: GinThreeOptions, seed: int, seats: int, decks: list[list[Card]]):
-        self.options = options
-        self.seed = seed
-        self.num_seats = seats
-        self.events: list[Event] = []
-        self._rng = SplitMix64(seed)
-        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        self._start(options, seed, seats, decks, make_deck())
         self._rules = options.hand_rules()
         self.scores = [0, 0, 0]
         self.hands_played = 0

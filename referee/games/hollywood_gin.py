@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.cards import Card, SplitMix64, check_stacked_deck, make_deck, shuffled_deck
+from referee.cards import Card, make_deck, shuffled_deck
 from referee.engine import (
     Action,
     Event,
@@ -90,14 +90,10 @@ class HollywoodGin(GameState):
     """A Hollywood Gin match."""
 
     game = "hollywood-gin"
+    options: HollywoodOptions
 
     def __init__(self, options: HollywoodOptions, seed: int, seats: int, decks: list[list[Card]]):
-        self.options = options
-        self.seed = seed
-        self.num_seats = seats
-        self.events: list[Event] = []
-        self._rng = SplitMix64(seed)
-        self._decks = [check_stacked_deck(d, make_deck()) for d in decks]
+        self._start(options, seed, seats, decks, make_deck())
         self._rules = options.hand_rules()
         self.score_sheet = ScoreSheet(options.target)
         self.sheet: list[SheetLine] = []

@@ -33,7 +33,6 @@ from referee.cards import (
     Card,
     CardError,
     SplitMix64,
-    check_stacked_deck,
     make_deck,
     parse_card,
     shuffled_deck,
@@ -615,19 +614,14 @@ class Rummy500(GameState):
     """A Rummy 500 match."""
 
     game = "rummy-500"
+    options: Rummy500Options
 
     def __init__(
         self, options: Rummy500Options, seed: int, seats: int, decks: list[list[Card]]
     ) -> None:
-        self.options = options
-        self.seed = seed
-        self.num_seats = seats
-        self.events: list[Event] = []
-        self._rng = SplitMix64(seed)
+        self._start(options, seed, seats, decks, deck_for(options, seats))
         self._packs = 2 if seats >= 5 else 1
         self._jokers_per_pack = 2 if options.jokers else 0
-        expected = deck_for(options, seats)
-        self._decks = [check_stacked_deck(d, expected) for d in decks]
         self._values = RANK_VALUES[options.scoring]
         self._private = [frozenset((s,)) for s in range(seats)]
         self.scores = [0] * seats
