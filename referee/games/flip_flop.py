@@ -68,6 +68,21 @@ ANTE_TEXT = {
     3: ("", "game flip flop, sets aside 1"),
 }
 ONLY = [frozenset((s,)) for s in range(5)]  # events one seat alone may see
+SEAT_TEXT = [f"seat {s}" for s in range(5)]
+#: ANTE_PHRASE[seat][pays][sets_aside]: one seat's ante in the round's opening event.
+ANTE_PHRASE = [
+    [[f"seat {s} {ANTE_TEXT[p][a]}" if p else "" for a in (0, 1)] for p in range(4)]
+    for s in range(5)
+]
+#: SEAT_ORDERS[seats][dealer]: every seat from the dealer's left round to the dealer.
+SEAT_ORDERS = {
+    n: [tuple((d + i) % n for i in range(1, n + 1)) for d in range(n)] for n in range(3, 6)
+}
+_BITS = [1 << c for c in range(65)]
+FLIP_TEXT = {c: f"flip card {t}" for c, t in CARD_TEXT.items()}
+DISCARD_TEXT = {c: f"discard {t}" for c, t in CARD_TEXT.items()}
+DREW_TEXT = {c: f"drew {t}" for c, t in CARD_TEXT.items()}
+_new = tuple.__new__  # builds an Event without the named tuple's Python-level __new__
 _RANK_ALL_SUITS = [sum(1 << (s * RANK_BITS + r) for s in range(4)) for r in range(13)]
 
 
@@ -146,15 +161,37 @@ _LAYOFFS: dict[tuple[int, int], LayOff] = {}
 _MELDS_CACHE: dict[int, tuple[Spread, ...]] = {}
 
 
-_REVEALS: dict[tuple[tuple[tuple[str, Card], ...], Action], Reveal] = {}
+@dataclass(frozen=True, slots=True)
+class RevealPlan:
+    """A seat's reveal due at its first turn (F6), worked out at the deal: the (pot,
+    card) pairs it shows, the event text, and its legal first actions with and without
+    a discard pile to draw from. Interned per (flip card, flop card)."""
+
+    shows: tuple[tuple[str, Card], ...]
+    text: str
+    with_discard: tuple[Reveal, ...]
+    without_discard: tuple[Reveal, ...]
 
 
-def reveal_action(shows: tuple[tuple[str, Card], ...], then: Action) -> Reveal:
-    """The interned Reveal of the (pot, card) pairs ``shows`` followed by ``then``."""
-    key = (shows, then)
-    found = _REVEALS.get(key)
+_REVEAL_PLANS: dict[int, RevealPlan] = {}
+
+
+def reveal_plan(flip: int, flop: int) -> RevealPlan:
+    """The interned plan of a seat that shows ``flip`` for the flip pot and ``flop`` for
+    the flop pot (either -1 when it shows none for that pot)."""
+    key = (flip & 127) << 7 | (flop & 127)
+    found = _REVEAL_PLANS.get(key)
     if found is None:
-        found = _REVEALS[key] = Reveal(tuple(card for _, card in shows), then)
+        shows: tuple[tuple[str, Card], ...] = tuple(
+            (pot, CARD_BY_ID[c]) for pot, c in (("flip", flip), ("flop", flop)) if c >= 0
+        )
+        cards = tuple(card for _, card in shows)
+        found = _REVEAL_PLANS[key] = RevealPlan(
+            shows,
+            "reveal " + format_cards(cards),
+            tuple(Reveal(cards, a) for a in (DRAW_STOCK, DRAW_DISCARD, DROP)),
+            tuple(Reveal(cards, a) for a in (DRAW_STOCK, DROP)),
+        )
     return found
 
 
@@ -297,6 +334,12 @@ class Phase(Enum):
     OVER = "match over"
 
 
+_DRAW = Phase.DRAW
+_PLAY = Phase.PLAY
+_DRAWS = (DRAW_STOCK, DRAW_DISCARD, DROP)
+_DRAWS_NO_PILE = (DRAW_STOCK, DROP)
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerView:
     """What everyone knows of one seat."""
@@ -406,7 +449,6 @@ class FlipFlop(GameState):
         self.eliminated_in: list[int | None] = [None] * n
         self.declared: list[int | None] = [None] * n
         self.hands = [0] * n
-        self.opening = [0] * n
         self.known = [0] * n  # face-up cards in each hand
         self.order: list[int] = []  # seats in the round, dealer's left first, dealer last
         self.round_no = 0
@@ -425,7 +467,7 @@ class FlipFlop(GameState):
         self.turns = 0
         self.started = 0  # mask of seats whose first turn has begun (reveals made)
         self.flip_card: Card | None = None
-        self.pending: list[tuple[tuple[str, Card], ...]] = []  # reveals still to make, per seat
+        self.pending: list[RevealPlan | None] = []  # reveals still to make, per seat
         self.winners: list[tuple[Card, int] | None] = [None, None]  # flip, flop: (card, seat)
         self.reveals: list[tuple[int, str, Card]] = []  # (seat, pot, card) in order
         self.side_paid = False  # flip and flop settled this round
@@ -450,7 +492,6 @@ class FlipFlop(GameState):
             "eliminated_in",
             "declared",
             "hands",
-            "opening",
             "known",
             "order",
             "discard_pile",
@@ -474,34 +515,50 @@ class FlipFlop(GameState):
         """Antes (F3), the deal (F4), the reveals to come (F6) and the 49/50 question (F5)."""
         n = self.num_seats
         self.round_no += 1
-        pots = self.pots
         bankroll = self.bankroll
         eligible = self.eligible
         set_aside = self.set_aside
         dealer = self.dealer
         antes = []
         order = []
-        for i in range(1, n + 1):
-            seat = (dealer + i) % n
+        games = flips = flops = 0
+        for seat in SEAT_ORDERS[n][dealer]:
             b = bankroll[seat]
             if b <= 0:
                 eligible[seat] = set_aside[seat] = 0
                 continue
-            pays = 3 if b >= 4 else b - 1 if b >= 2 else 1  # into game, flip, flop in turn
-            pots[0] += 1
+            if b >= 4:  # into game, flip, flop in turn; one more set aside
+                pays, aside = 3, 1
+            elif b >= 2:
+                pays, aside = b - 1, 1
+            else:
+                pays, aside = 1, 0  # all in
+            games += 1
             if pays > 1:
-                pots[1] += 1
+                flips += 1
                 if pays > 2:
-                    pots[2] += 1
+                    flops += 1
             bankroll[seat] = b - pays
-            set_aside[seat] = 1 if b >= 2 else 0
+            set_aside[seat] = aside
             eligible[seat] = pays
             order.append(seat)
-            antes.append(f"seat {seat} {ANTE_TEXT[pays][b >= 2]}")
+            antes.append(ANTE_PHRASE[seat][pays][aside])
+        pots = self.pots
+        pots[0] += games
+        pots[1] += flips
+        pots[2] += flops
         self.order = order
         k = len(order)
-        self.events.append(
-            Event(None, f"round {self.round_no}: seat {dealer} deals; antes: {'; '.join(antes)}")
+        events = self.events
+        events.append(
+            _new(
+                Event,
+                (
+                    None,
+                    f"round {self.round_no}: seat {dealer} deals; antes: {'; '.join(antes)}",
+                    None,
+                ),
+            )
         )
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
         dealt_cards = 5 * k
@@ -514,46 +571,44 @@ class FlipFlop(GameState):
         flip_seat = dealer if best_flip == flip else -1
         flop_seat = -1
         hands = [0] * n
-        pending: list[tuple[tuple[str, Card], ...]] = [()] * n
+        pending: list[RevealPlan | None] = [None] * n
         declare = []
-        events = self.events
+        bits = _BITS
+        value = CARD_VALUE.__getitem__
+        text = CARD_TEXT.__getitem__
         for j, seat in enumerate(order):
             cards = sorted(deck[j:dealt_cards:k])
-            mask = 0
-            for c in cards:
-                mask |= 1 << c
-            hands[seat] = mask
-            events.append(
-                Event(seat, "dealt " + " ".join(map(CARD_TEXT.__getitem__, cards)), ONLY[seat])
-            )
-            if SEARCH.value(mask) >= 49:
+            hands[seat] = mask = sum(map(bits.__getitem__, cards))
+            events.append(_new(Event, (seat, "dealt " + " ".join(map(text, cards)), ONLY[seat])))
+            if sum(map(value, cards)) >= 49:
                 declare.append(seat)
             level = eligible[seat]
             if level >= 2:  # reveal order is the deal order, dealer last (F6)
-                shows: tuple[tuple[str, Card], ...] = ()
+                shown_flip = shown_flop = -1
                 held = (mask >> flip_shift) & 0x1FFF
                 if held:
-                    card = CARD_BY_ID[flip_shift + (held & -held).bit_length() - 1]
+                    card = flip_shift + (held & -held).bit_length() - 1
                     if card < best_flip:
-                        best_flip, flip_seat = card, seat
-                        shows = (("flip", card),)
-                held = (mask >> flop_shift) & 0x1FFF if level == 3 else 0
-                if held:
-                    card = CARD_BY_ID[flop_shift + (held & -held).bit_length() - 1]
-                    if card < best_flop:
-                        best_flop, flop_seat = card, seat
-                        shows = (*shows, ("flop", card))
-                pending[seat] = shows
+                        best_flip = shown_flip = card
+                        flip_seat = seat
+                if level == 3:
+                    held = (mask >> flop_shift) & 0x1FFF
+                    if held:
+                        card = flop_shift + (held & -held).bit_length() - 1
+                        if card < best_flop:
+                            best_flop = shown_flop = card
+                            flop_seat = seat
+                if shown_flip >= 0 or shown_flop >= 0:
+                    pending[seat] = reveal_plan(shown_flip, shown_flop)
         self.hands = hands
-        self.opening = list(hands)
         self.pending = pending
         self.winners = [
             None if flip_seat < 0 else (CARD_BY_ID[best_flip], flip_seat),
             None if flop_seat < 0 else (CARD_BY_ID[best_flop], flop_seat),
         ]
         self.flip_card = flip
-        self.known = [0] * n
-        self.known[dealer] = 1 << flip
+        known = self.known = [0] * n
+        known[dealer] = 1 << flip
         self.stock = deck
         self.stock_pos = dealt_cards
         self.discard_pile = []
@@ -562,14 +617,14 @@ class FlipFlop(GameState):
         self.spread_ext = []
         self.taken = -1
         self.turns = 0
-        self.started = 0
         self.reveals = []
         self.side_paid = False
         self.side_result = []
         self.declared = [None] * n
-        events.append(Event(None, f"flip card {CARD_TEXT[flip]}"))
+        events.append(_new(Event, (None, FLIP_TEXT[flip], None)))
         self.declare_queue = declare  # only 49 and 50 reach 49 with five cards
         if declare:
+            self.started = 0
             self.phase = Phase.DECLARE
             self.turn = declare[0]
         else:
@@ -577,44 +632,50 @@ class FlipFlop(GameState):
 
     def _begin_play(self) -> None:
         self.turn_index = 0
-        self._first_turn(self.order[0])
-
-    def _first_turn(self, seat: int) -> None:
-        """Start ``seat``'s first turn; a reveal due goes with its first action (F6)."""
-        self.turn = seat
-        self.started |= 1 << seat
-        self.phase = Phase.DRAW
+        self.turn = seat = self.order[0]
+        self.started = 1 << seat  # the first turn begins; a reveal due goes with its action
+        self.phase = _DRAW
 
     def _reveal(self, seat: int) -> None:
         """Make ``seat``'s reveal (F6): for each pot it may win, its lowest card of that
         suit if it beats the best shown so far (worked out at the deal, since no hand
         changes before its first turn). The ruling makes revealing compulsory; it is
         still the seat's own action, so that what others learn comes from a decision."""
-        shows = self.pending[seat]
-        self.pending[seat] = ()
-        text = "reveal"
-        for pot, card in shows:
-            self.known[seat] |= 1 << card
-            self.reveals.append((seat, pot, card))
-            text += " " + CARD_TEXT[card]
-        self.events.append(Event(seat, text))
+        plan = self.pending[seat]
+        if plan is None:
+            return
+        self.pending[seat] = None
+        known = self.known[seat]
+        reveals = self.reveals
+        for pot, card in plan.shows:
+            known |= 1 << card
+            reveals.append((seat, pot, card))
+        self.known[seat] = known
+        self.events.append(_new(Event, (seat, plan.text, None)))
 
     def _settle_side_pots(self) -> None:
         """Pay the flip and flop pots (F6); a pot nobody may claim carries over."""
         pots = self.pots
+        events = self.events
+        side_result = self.side_result
         for pot in (FLIP, FLOP):
             best = self.winners[pot - 1]
             if best is None:
-                self.side_result.append((None, None, 0))
-                self.events.append(Event(None, f"{POT_NAMES[pot]} pot unclaimed: {pots[pot]}"))
+                side_result.append((None, None, 0))
+                events.append(
+                    _new(Event, (None, f"{POT_NAMES[pot]} pot unclaimed: {pots[pot]}", None))
+                )
                 continue
             card, seat = best
             won = pots[pot]
             self.bankroll[seat] += won
             pots[pot] = 0
-            self.side_result.append((seat, card, won))
-            self.events.append(
-                Event(seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {CARD_TEXT[card]}")
+            side_result.append((seat, card, won))
+            events.append(
+                _new(
+                    Event,
+                    (seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {CARD_TEXT[card]}", None),
+                )
             )
         self.side_paid = True
 
@@ -640,68 +701,74 @@ class FlipFlop(GameState):
         """End the round: reveals still pending are made from the opening hands (F6),
         and those seats show their hands (ruling) so that anyone can check them."""
         started = self.started
-        pending_seats = [s for s in self.order if not started >> s & 1]
-        for s in pending_seats:
-            self.started |= 1 << s
-            if self.pending[s]:
-                self._reveal(s)
+        order = self.order
+        pending_seats = [s for s in order if not started >> s & 1]
         if pending_seats:
-            shown = [s for s in self.order if s in shown or s in pending_seats]
-        self._settle(ending, seat, winners, tuple(payers), tuple(shown))
+            for s in pending_seats:
+                started |= 1 << s
+                self._reveal(s)
+            self.started = started
+            shown = [s for s in order if s in shown or s in pending_seats]
+        self._settle(ending, seat, winners, payers, shown)
 
     def _settle(
         self,
         ending: str,
         seat: int | None,
         winners: list[int],
-        payers: tuple[int, ...],
-        shown: tuple[int, ...],
+        payers: Sequence[int],
+        shown: Sequence[int],
     ) -> None:
         """Settle the round (F6, F12), eliminate (F13), end the match (F14) or deal again."""
         events = self.events
         if not self.side_paid:
             self._settle_side_pots()
-        paid = tuple(s for s in payers if self._pay_set_aside(s))
-        pot = self.pots[GAME]
+        paid = tuple(s for s in payers if self._pay_set_aside(s)) if payers else ()
+        pots = self.pots
+        bankroll = self.bankroll
+        pot = pots[GAME]
         share = pot // len(winners)  # F12: whole stakes, the remainder stays
         for w in winners:
-            self.bankroll[w] += share
-        self.pots[GAME] = pot - share * len(winners)
-        who = ", ".join(f"seat {w}" for w in winners)
-        events.append(Event(None, f"{ending}: game pot {pot} to {who}, {share} each"))
+            bankroll[w] += share
+        pots[GAME] = pot - share * len(winners)
+        who = ", ".join(map(SEAT_TEXT.__getitem__, winners))
+        events.append(_new(Event, (None, f"{ending}: game pot {pot} to {who}, {share} each", None)))
         out = []
-        for s in self.order:
-            if self.bankroll[s] == 0:
-                self.eliminated_in[s] = self.round_no
-                out.append(s)
-                events.append(Event(s, "is out of the game"))
-        spreads = tuple(zip(self.spread_masks, self.spread_owners, strict=True))
+        if 0 in bankroll:
+            for s in self.order:
+                if bankroll[s] == 0:
+                    self.eliminated_in[s] = self.round_no
+                    out.append(s)
+                    events.append(Event(s, "is out of the game"))
+        # The round's lists are replaced, never changed, once it is over: keep them as
+        # they are and build the summary only when someone asks (last_round).
         self._last_round = (
             self.round_no,
             ending,
             seat,
-            tuple((s, self.hands[s]) for s in shown),
-            spreads,
-            tuple(self.discard_pile),
+            tuple(shown),
+            self.hands,
+            self.spread_masks,
+            self.spread_owners,
+            self.discard_pile,
             tuple(winners),
             share,
             paid,
-            tuple(self.side_result),
+            self.side_result,
             tuple(out),
         )
         self._summary = None
-        for s in range(self.num_seats):
-            self.set_aside[s] = 0
-        alive = [s for s in range(self.num_seats) if self.bankroll[s] > 0]
-        if len(alive) <= 1 or self.round_no >= self.options.max_rounds:
+        n = self.num_seats
+        self.set_aside = [0] * n
+        alive = n - bankroll.count(0)  # F13: a bankroll never goes below zero
+        if alive <= 1 or self.round_no >= self.options.max_rounds:
             self.over = True
             self.phase = Phase.OVER
-            self.eligible = [0] * self.num_seats
+            self.eligible = [0] * n
             events.append(Event(None, "match over"))
             return
-        n = self.num_seats
         d = (self.dealer + 1) % n
-        while self.bankroll[d] <= 0:  # F4: the deal passes left, skipping the eliminated
+        while bankroll[d] <= 0:  # F4: the deal passes left, skipping the eliminated
             d = (d + 1) % n
         self.dealer = d
         self._start_round()
@@ -721,19 +788,13 @@ class FlipFlop(GameState):
 
     def legal_actions(self) -> list[Action]:
         phase = self.phase
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             return self._play_actions()
-        if phase is Phase.DRAW:
-            shows = self.pending[self.turn]
-            if shows:
-                if self.discard_pile:
-                    then: tuple[Action, ...] = (DRAW_STOCK, DRAW_DISCARD, DROP)
-                else:
-                    then = (DRAW_STOCK, DROP)
-                return [reveal_action(shows, a) for a in then]
-            if self.discard_pile:
-                return [DRAW_STOCK, DRAW_DISCARD, DROP]
-            return [DRAW_STOCK, DROP]
+        if phase is _DRAW:
+            plan = self.pending[self.turn]
+            if plan is not None:
+                return list(plan.with_discard if self.discard_pile else plan.without_discard)
+            return list(_DRAWS if self.discard_pile else _DRAWS_NO_PILE)
         if phase is Phase.DECLARE:
             return [DECLARES[hand_value(self.hands[self.turn])], PASS]
         return []
@@ -767,74 +828,94 @@ class FlipFlop(GameState):
         return parse_flip_flop_action(text)
 
     def apply(self, action: Action) -> None:
+        try:
+            handler = _APPLY[type(action)]
+        except KeyError:
+            raise IllegalActionError(f"{action} is not a Flip Flop action") from None
+        handler(self, action)
+
+    def _apply_discard(self, action: Discard) -> None:
         seat = self.turn
+        card = action.card
+        bit = 1 << card
+        hand = self.hands[seat] ^ bit
+        self.hands[seat] = hand
+        self.known[seat] &= ~bit
+        self.discard_pile.append(card)
+        self.events.append(_new(Event, (seat, DISCARD_TEXT[card], None)))
+        if not hand:
+            self._went_out(seat)
+        else:
+            self._end_turn(seat)
+
+    def _apply_draw_stock(self, action: DrawStock) -> None:
+        seat = self.turn
+        card = self.stock[self.stock_pos]
+        self.stock_pos += 1
+        self.hands[seat] |= 1 << card
+        self.taken = -1
+        self.phase = _PLAY
         events = self.events
-        if isinstance(action, Discard):
-            card = action.card
-            bit = 1 << card
-            self.hands[seat] ^= bit
-            self.known[seat] &= ~bit
-            self.discard_pile.append(card)
-            events.append(Event(seat, "discard " + CARD_TEXT[card]))
-            if not self.hands[seat]:
-                self._went_out(seat)
-            else:
-                self._end_turn(seat)
-        elif isinstance(action, DrawStock):
-            card = self.stock[self.stock_pos]
-            self.stock_pos += 1
-            self.hands[seat] |= 1 << card
-            self.taken = -1
-            self.phase = Phase.PLAY
-            events.append(Event(seat, "draw stock"))
-            events.append(Event(seat, f"drew {CARD_TEXT[card]}", ONLY[seat]))
-        elif isinstance(action, DrawDiscard):
-            card = self.discard_pile.pop()
-            self.hands[seat] |= 1 << card
-            self.known[seat] |= 1 << card
-            self.taken = card
-            self.phase = Phase.PLAY
-            events.append(Event(seat, "draw discard " + CARD_TEXT[card]))
-        elif isinstance(action, Spread):
-            mask = 0
-            for c in action.cards:
-                mask |= 1 << c
-            self.hands[seat] ^= mask
-            self.known[seat] &= ~mask
-            self.spread_masks.append(mask)
-            self.spread_owners.append(seat)
-            self.spread_ext.append(extension_mask(mask))
-            events.append(Event(seat, f"{action} (spread {len(self.spread_masks)})"))
-            if not self.hands[seat]:
-                self._went_out(seat)
-        elif isinstance(action, LayOff):
-            bit = 1 << action.card
-            i = action.spread - 1
-            self.hands[seat] ^= bit
-            self.known[seat] &= ~bit
-            self.spread_masks[i] |= bit
-            self.spread_ext[i] = extension_mask(self.spread_masks[i])
-            events.append(Event(seat, str(action)))
-            if not self.hands[seat]:
-                self._went_out(seat)
-        elif isinstance(action, Reveal):
-            self._reveal(seat)
-            self.apply(action.then)
-        elif isinstance(action, Drop):
-            self._drop(seat)
-        elif isinstance(action, TunkOut):
-            self._tunk_out(seat)
-        elif isinstance(action, Declare):
-            self.declared[seat] = action.total
-            hand = format_cards(cards_of(self.hands[seat]))
-            self.known[seat] = self.hands[seat]
-            events.append(Event(seat, f"declare {action.total}: {hand}"))
-            self._next_declarer()
-        elif isinstance(action, Pass):
-            events.append(Event(seat, "pass"))
-            self._next_declarer()
-        else:  # pragma: no cover - the referee checks legality first
-            raise IllegalActionError(f"{action} is not a Flip Flop action")
+        events.append(_new(Event, (seat, "draw stock", None)))
+        events.append(_new(Event, (seat, DREW_TEXT[card], ONLY[seat])))
+
+    def _apply_draw_discard(self, action: DrawDiscard) -> None:
+        seat = self.turn
+        card = self.discard_pile.pop()
+        self.hands[seat] |= 1 << card
+        self.known[seat] |= 1 << card
+        self.taken = card
+        self.phase = _PLAY
+        self.events.append(_new(Event, (seat, "draw discard " + CARD_TEXT[card], None)))
+
+    def _apply_spread(self, action: Spread) -> None:
+        seat = self.turn
+        mask = 0
+        for c in action.cards:
+            mask |= 1 << c
+        self.hands[seat] ^= mask
+        self.known[seat] &= ~mask
+        self.spread_masks.append(mask)
+        self.spread_owners.append(seat)
+        self.spread_ext.append(extension_mask(mask))
+        self.events.append(Event(seat, f"{action} (spread {len(self.spread_masks)})"))
+        if not self.hands[seat]:
+            self._went_out(seat)
+
+    def _apply_layoff(self, action: LayOff) -> None:
+        seat = self.turn
+        bit = 1 << action.card
+        i = action.spread - 1
+        self.hands[seat] ^= bit
+        self.known[seat] &= ~bit
+        self.spread_masks[i] |= bit
+        self.spread_ext[i] = extension_mask(self.spread_masks[i])
+        self.events.append(Event(seat, str(action)))
+        if not self.hands[seat]:
+            self._went_out(seat)
+
+    def _apply_reveal(self, action: Reveal) -> None:
+        self._reveal(self.turn)
+        then = action.then
+        _APPLY[type(then)](self, then)
+
+    def _apply_drop(self, action: Drop) -> None:
+        self._drop(self.turn)
+
+    def _apply_tunk_out(self, action: TunkOut) -> None:
+        self._tunk_out(self.turn)
+
+    def _apply_declare(self, action: Declare) -> None:
+        seat = self.turn
+        self.declared[seat] = action.total
+        hand = format_cards(cards_of(self.hands[seat]))
+        self.known[seat] = self.hands[seat]
+        self.events.append(Event(seat, f"declare {action.total}: {hand}"))
+        self._next_declarer()
+
+    def _apply_pass(self, action: Pass) -> None:
+        self.events.append(Event(self.turn, "pass"))
+        self._next_declarer()
 
     # -- transitions -----------------------------------------------------------------------
 
@@ -869,12 +950,9 @@ class FlipFlop(GameState):
             return
         order = self.order
         self.turn_index = i = (self.turn_index + 1) % len(order)
-        nxt = order[i]
-        if self.started >> nxt & 1:
-            self.turn = nxt
-            self.phase = Phase.DRAW
-        else:
-            self._first_turn(nxt)
+        self.turn = nxt = order[i]
+        self.started |= 1 << nxt  # its first turn may begin now: a reveal due goes with it
+        self.phase = _DRAW
 
     def _went_out(self, seat: int) -> None:
         """F7: an empty hand wins the game pot."""
@@ -883,17 +961,26 @@ class FlipFlop(GameState):
 
     def _drop(self, seat: int) -> None:
         """F9: the dropper wins with a strictly lowest value, else pays and loses."""
-        self.events.append(Event(seat, "drop"))
-        order = self.order
-        mine = hand_value(self.hands[seat])
-        others = [(hand_value(self.hands[s]), s) for s in order if s != seat]
-        low = min(v for v, _ in others)
-        shown = [seat] + [s for s in order if s != seat]
+        self.events.append(_new(Event, (seat, "drop", None)))
+        hands = self.hands
+        value = SEARCH.value
+        mine = value(hands[seat])
+        low = 1 << 30
+        winners: list[int] = []
+        shown = [seat]
+        for s in self.order:
+            if s != seat:
+                shown.append(s)
+                v = value(hands[s])
+                if v < low:
+                    low = v
+                    winners = [s]
+                elif v == low:
+                    winners.append(s)
         if mine < low:
-            self._end_round("drop", seat, [seat], shown=shown)
+            self._end_round("drop", seat, [seat], (), shown)
         else:
-            winners = [s for v, s in others if v == low]
-            self._end_round("drop", seat, winners, [seat], shown=shown)
+            self._end_round("drop", seat, winners, (seat,), shown)
 
     def _tunk_out(self, seat: int) -> None:
         """F10: two spreads of three; the game pot and every other set-aside stake."""
@@ -919,18 +1006,21 @@ class FlipFlop(GameState):
         if raw is None:
             return None
         if self._summary is None:
-            rnd, ending, seat, shown, spreads, pile, winners, share, paid, side, out = raw
+            (rnd, ending, seat, shown, hands, masks, owners, pile) = raw[:8]
+            winners, share, paid, side, out = raw[8:]
             (flip_seat, flip_card, flip_won), (flop_seat, flop_card, flop_won) = side
             self._summary = RoundSummary(
                 round=rnd,
                 ending=ending,
                 seat=seat,
-                shown=tuple(ShownHand(s, tuple(cards_of(m)), hand_value(m)) for s, m in shown),
+                shown=tuple(
+                    ShownHand(s, tuple(cards_of(hands[s])), hand_value(hands[s])) for s in shown
+                ),
                 spreads=tuple(
                     SpreadView(i + 1, owner, tuple(cards_of(m)))
-                    for i, (m, owner) in enumerate(spreads)
+                    for i, (m, owner) in enumerate(zip(masks, owners, strict=True))
                 ),
-                discard_pile=pile,
+                discard_pile=tuple(pile),
                 game_winners=winners,
                 game_share=share,
                 set_asides_paid=paid,
@@ -1016,6 +1106,20 @@ class FlipFlop(GameState):
                 "eliminated_in_round": list(self.eliminated_in),
             },
         )
+
+
+_APPLY: dict[type, Any] = {
+    Discard: FlipFlop._apply_discard,
+    DrawStock: FlipFlop._apply_draw_stock,
+    DrawDiscard: FlipFlop._apply_draw_discard,
+    Spread: FlipFlop._apply_spread,
+    LayOff: FlipFlop._apply_layoff,
+    Reveal: FlipFlop._apply_reveal,
+    Drop: FlipFlop._apply_drop,
+    TunkOut: FlipFlop._apply_tunk_out,
+    Declare: FlipFlop._apply_declare,
+    Pass: FlipFlop._apply_pass,
+}
 
 
 def _cards(mask: int) -> str:
