@@ -218,10 +218,10 @@ class SplitMix64:
 
     def next_u64(self) -> int:
         """The next 64-bit output."""
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
+        self.state = (self.state + _GAMMA) & _MASK64
         z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK64
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
@@ -229,16 +229,20 @@ class SplitMix64:
         fewest with ``2**(64k) >= n``, as one little-endian integer x (the first output
         lowest); reject x at or above the largest multiple of ``n`` below ``2**(64k)``
         and draw again; otherwise return ``x mod n``."""
-        if n <= 0:
-            raise ValueError("below() needs n >= 1")
-        words = max(1, ((n - 1).bit_length() + 63) // 64)
-        span = 1 << (64 * words)
-        limit = span - span % n
-        while True:
-            x = self.next_u64()
-            for k in range(1, words):
-                x |= self.next_u64() << (64 * k)
+        plan = _BELOW.get(n)
+        if plan is None:
+            plan = _below_plan(n)
+        shifts, limit = plan
+        s = self.state
+        while True:  # next_u64 written out: this is the shuffle's hot path
+            x = 0
+            for shift in shifts:
+                s = (s + _GAMMA) & _MASK64
+                z = ((s ^ (s >> 30)) * _MIX1) & _MASK64
+                z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
+                x |= (z ^ (z >> 31)) << shift
             if x < limit:
+                self.state = s
                 return x % n
 
     def shuffle(self, items: list[Card]) -> None:
@@ -246,14 +250,59 @@ class SplitMix64:
         The j_i are the digits of one r = below(len!) in the mixed radix len, len-1, …:
         j_(len-1) = r mod len, then r = r div len, j_(len-2) = r mod (len-1), and so on;
         each j_i is uniform in 0..i and independent of the others. (One big draw and a
-        division per card is several times faster in Python than a draw per card.)"""
+        division per card is several times faster in Python than a draw per card; the
+        digits are taken a few at a time from word-sized pieces of r, which gives the
+        same digits with cheaper arithmetic.)"""
         n = len(items)
         if n < 2:
             return
         r = self.below(_factorial(n))
-        for i in range(n - 1, 0, -1):
-            r, j = divmod(r, i + 1)
-            items[i], items[j] = items[j], items[i]
+        for size, group in _radix_groups(n):
+            piece = r % size
+            r //= size
+            for i, radix in group:
+                j = piece % radix
+                piece //= radix
+                items[i], items[j] = items[j], items[i]
+
+
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_BELOW: dict[int, tuple[range, int]] = {}
+
+
+def _below_plan(n: int) -> tuple[range, int]:
+    """below(n)'s word shifts and rejection limit, worked out once per n."""
+    if n <= 0:
+        raise ValueError("below() needs n >= 1")
+    words = max(1, ((n - 1).bit_length() + 63) // 64)
+    span = 1 << (64 * words)
+    plan = (range(0, 64 * words, 64), span - span % n)
+    if len(_BELOW) < 1024:
+        _BELOW[n] = plan
+    return plan
+
+
+_RADIX_GROUPS: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
+
+
+def _radix_groups(n: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    """The shuffle's steps (i, radix i+1) from i = n-1 down to 1, in runs whose radix
+    product stays below 2**30, each with that product."""
+    groups = _RADIX_GROUPS.get(n)
+    if groups is None:
+        groups = []
+        i = n - 1
+        while i > 0:
+            size, group = 1, []
+            while i > 0 and size * (i + 1) < 1 << 30:
+                group.append((i, i + 1))
+                size *= i + 1
+                i -= 1
+            groups.append((size, group))
+        _RADIX_GROUPS[n] = groups
+    return groups
 
 
 _FACTORIALS = [1]

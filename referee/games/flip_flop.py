@@ -82,7 +82,12 @@ _BITS = [1 << c for c in range(65)]
 FLIP_TEXT = {c: f"flip card {t}" for c, t in CARD_TEXT.items()}
 DISCARD_TEXT = {c: f"discard {t}" for c, t in CARD_TEXT.items()}
 DREW_TEXT = {c: f"drew {t}" for c, t in CARD_TEXT.items()}
-_new = tuple.__new__  # builds an Event without the named tuple's Python-level __new__
+DRAW_DISCARD_TEXT = {c: f"draw discard {t}" for c, t in CARD_TEXT.items()}
+#: An event as logged: (seat, text or a function making it, its arguments, visible_to).
+LogEntry = tuple[int | None, Any, tuple[Any, ...] | None, frozenset[int] | None]
+_UNCLAIMED = "{} pot unclaimed: {}".format
+_POT_WON = "wins the {} pot ({}) with {}".format
+_SET_ASIDE_PAID = "pays set-aside stake {} into the game pot".format
 _RANK_ALL_SUITS = [sum(1 << (s * RANK_BITS + r) for s in range(4)) for r in range(13)]
 
 
@@ -453,7 +458,7 @@ class FlipFlop(GameState):
         self.order: list[int] = []  # seats in the round, dealer's left first, dealer last
         self.round_no = 0
         self.dealer = self._rng.below(n)  # F4: the first dealer is random
-        self.events.append(Event(None, f"seat {self.dealer} deals first"))
+        self._log.append((None, "seat {} deals first".format, (self.dealer,), None))
         self.stock: list[Card] = []
         self.stock_pos = 0
         self.discard_pile: list[Card] = []
@@ -478,13 +483,38 @@ class FlipFlop(GameState):
         self.over = False
         self._start_round()
 
+    # -- the event log ---------------------------------------------------------------------
+
+    # Events are logged as (seat, text, args, visible_to): text is the event's text, or
+    # when args is not None a function that makes it from args. The Event objects are
+    # made when someone reads ``events``; random playouts that never look save the
+    # formatting (deal lines, pot amounts), which is a good part of a short round.
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order (the GameState contract)."""
+        made = self._made
+        log = self._log
+        if len(made) < len(log):
+            made.extend(
+                Event(seat, text if args is None else text(*args), visible)
+                for seat, text, args, visible in log[len(made) :]
+            )
+        return made
+
+    @events.setter
+    def events(self, value: list[Event]) -> None:
+        self._made = list(value)
+        self._log: list[LogEntry] = [(e.seat, e.text, None, e.visible_to) for e in value]
+
     # -- copying ---------------------------------------------------------------------------
 
     def clone(self) -> FlipFlop:
         other = FlipFlop.__new__(FlipFlop)
         other.__dict__.update(self.__dict__)
         for name in (
-            "events",
+            "_log",
+            "_made",
             "bankroll",
             "set_aside",
             "pots",
@@ -549,17 +579,8 @@ class FlipFlop(GameState):
         pots[2] += flops
         self.order = order
         k = len(order)
-        events = self.events
-        events.append(
-            _new(
-                Event,
-                (
-                    None,
-                    f"round {self.round_no}: seat {dealer} deals; antes: {'; '.join(antes)}",
-                    None,
-                ),
-            )
-        )
+        log = self._log
+        log.append((None, _round_text, (self.round_no, dealer, antes), None))
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
         dealt_cards = 5 * k
         flip = deck[dealt_cards - 1]
@@ -575,11 +596,10 @@ class FlipFlop(GameState):
         declare = []
         bits = _BITS
         value = CARD_VALUE.__getitem__
-        text = CARD_TEXT.__getitem__
         for j, seat in enumerate(order):
-            cards = sorted(deck[j:dealt_cards:k])
+            cards = deck[j:dealt_cards:k]
             hands[seat] = mask = sum(map(bits.__getitem__, cards))
-            events.append(_new(Event, (seat, "dealt " + " ".join(map(text, cards)), ONLY[seat])))
+            log.append((seat, _dealt_text, (mask,), ONLY[seat]))
             if sum(map(value, cards)) >= 49:
                 declare.append(seat)
             level = eligible[seat]
@@ -621,7 +641,7 @@ class FlipFlop(GameState):
         self.side_paid = False
         self.side_result = []
         self.declared = [None] * n
-        events.append(_new(Event, (None, FLIP_TEXT[flip], None)))
+        log.append((None, FLIP_TEXT[flip], None, None))
         self.declare_queue = declare  # only 49 and 50 reach 49 with five cards
         if declare:
             self.started = 0
@@ -651,32 +671,25 @@ class FlipFlop(GameState):
             known |= 1 << card
             reveals.append((seat, pot, card))
         self.known[seat] = known
-        self.events.append(_new(Event, (seat, plan.text, None)))
+        self._log.append((seat, plan.text, None, None))
 
     def _settle_side_pots(self) -> None:
         """Pay the flip and flop pots (F6); a pot nobody may claim carries over."""
         pots = self.pots
-        events = self.events
+        log = self._log
         side_result = self.side_result
         for pot in (FLIP, FLOP):
             best = self.winners[pot - 1]
             if best is None:
                 side_result.append((None, None, 0))
-                events.append(
-                    _new(Event, (None, f"{POT_NAMES[pot]} pot unclaimed: {pots[pot]}", None))
-                )
+                log.append((None, _UNCLAIMED, (POT_NAMES[pot], pots[pot]), None))
                 continue
             card, seat = best
             won = pots[pot]
             self.bankroll[seat] += won
             pots[pot] = 0
             side_result.append((seat, card, won))
-            events.append(
-                _new(
-                    Event,
-                    (seat, f"wins the {POT_NAMES[pot]} pot ({won}) with {CARD_TEXT[card]}", None),
-                )
-            )
+            log.append((seat, _POT_WON, (POT_NAMES[pot], won, CARD_TEXT[card]), None))
         self.side_paid = True
 
     def _pay_set_aside(self, seat: int) -> bool:
@@ -687,7 +700,7 @@ class FlipFlop(GameState):
         self.bankroll[seat] -= aside
         self.set_aside[seat] = 0
         self.pots[GAME] += aside
-        self.events.append(Event(seat, f"pays set-aside stake {aside} into the game pot"))
+        self._log.append((seat, _SET_ASIDE_PAID, (aside,), None))
         return True
 
     def _end_round(
@@ -720,7 +733,7 @@ class FlipFlop(GameState):
         shown: Sequence[int],
     ) -> None:
         """Settle the round (F6, F12), eliminate (F13), end the match (F14) or deal again."""
-        events = self.events
+        log = self._log
         if not self.side_paid:
             self._settle_side_pots()
         paid = tuple(s for s in payers if self._pay_set_aside(s)) if payers else ()
@@ -731,15 +744,14 @@ class FlipFlop(GameState):
         for w in winners:
             bankroll[w] += share
         pots[GAME] = pot - share * len(winners)
-        who = ", ".join(map(SEAT_TEXT.__getitem__, winners))
-        events.append(_new(Event, (None, f"{ending}: game pot {pot} to {who}, {share} each", None)))
+        log.append((None, _game_pot_text, (ending, pot, tuple(winners), share), None))
         out = []
         if 0 in bankroll:
             for s in self.order:
                 if bankroll[s] == 0:
                     self.eliminated_in[s] = self.round_no
                     out.append(s)
-                    events.append(Event(s, "is out of the game"))
+                    log.append((s, "is out of the game", None, None))
         # The round's lists are replaced, never changed, once it is over: keep them as
         # they are and build the summary only when someone asks (last_round).
         self._last_round = (
@@ -765,7 +777,7 @@ class FlipFlop(GameState):
             self.over = True
             self.phase = Phase.OVER
             self.eligible = [0] * n
-            events.append(Event(None, "match over"))
+            log.append((None, "match over", None, None))
             return
         d = (self.dealer + 1) % n
         while bankroll[d] <= 0:  # F4: the deal passes left, skipping the eliminated
@@ -842,7 +854,7 @@ class FlipFlop(GameState):
         self.hands[seat] = hand
         self.known[seat] &= ~bit
         self.discard_pile.append(card)
-        self.events.append(_new(Event, (seat, DISCARD_TEXT[card], None)))
+        self._log.append((seat, DISCARD_TEXT[card], None, None))
         if not hand:
             self._went_out(seat)
         else:
@@ -855,9 +867,9 @@ class FlipFlop(GameState):
         self.hands[seat] |= 1 << card
         self.taken = -1
         self.phase = _PLAY
-        events = self.events
-        events.append(_new(Event, (seat, "draw stock", None)))
-        events.append(_new(Event, (seat, DREW_TEXT[card], ONLY[seat])))
+        log = self._log
+        log.append((seat, "draw stock", None, None))
+        log.append((seat, DREW_TEXT[card], None, ONLY[seat]))
 
     def _apply_draw_discard(self, action: DrawDiscard) -> None:
         seat = self.turn
@@ -866,7 +878,7 @@ class FlipFlop(GameState):
         self.known[seat] |= 1 << card
         self.taken = card
         self.phase = _PLAY
-        self.events.append(_new(Event, (seat, "draw discard " + CARD_TEXT[card], None)))
+        self._log.append((seat, DRAW_DISCARD_TEXT[card], None, None))
 
     def _apply_spread(self, action: Spread) -> None:
         seat = self.turn
@@ -878,7 +890,7 @@ class FlipFlop(GameState):
         self.spread_masks.append(mask)
         self.spread_owners.append(seat)
         self.spread_ext.append(extension_mask(mask))
-        self.events.append(Event(seat, f"{action} (spread {len(self.spread_masks)})"))
+        self._log.append((seat, "{} (spread {})".format, (action, len(self.spread_masks)), None))
         if not self.hands[seat]:
             self._went_out(seat)
 
@@ -890,7 +902,7 @@ class FlipFlop(GameState):
         self.known[seat] &= ~bit
         self.spread_masks[i] |= bit
         self.spread_ext[i] = extension_mask(self.spread_masks[i])
-        self.events.append(Event(seat, str(action)))
+        self._log.append((seat, str, (action,), None))
         if not self.hands[seat]:
             self._went_out(seat)
 
@@ -910,11 +922,11 @@ class FlipFlop(GameState):
         self.declared[seat] = action.total
         hand = format_cards(cards_of(self.hands[seat]))
         self.known[seat] = self.hands[seat]
-        self.events.append(Event(seat, f"declare {action.total}: {hand}"))
+        self._log.append((seat, f"declare {action.total}: {hand}", None, None))
         self._next_declarer()
 
     def _apply_pass(self, action: Pass) -> None:
-        self.events.append(Event(self.turn, "pass"))
+        self._log.append((self.turn, "pass", None, None))
         self._next_declarer()
 
     # -- transitions -----------------------------------------------------------------------
@@ -961,7 +973,7 @@ class FlipFlop(GameState):
 
     def _drop(self, seat: int) -> None:
         """F9: the dropper wins with a strictly lowest value, else pays and loses."""
-        self.events.append(_new(Event, (seat, "drop", None)))
+        self._log.append((seat, "drop", None, None))
         hands = self.hands
         value = SEARCH.value
         mine = value(hands[seat])
@@ -987,7 +999,7 @@ class FlipFlop(GameState):
         split = tunk_split(self.hands[seat])
         assert split is not None
         first, second = split
-        self.events.append(Event(seat, f"tunk out {_cards(first)} | {_cards(second)}"))
+        self._log.append((seat, f"tunk out {_cards(first)} | {_cards(second)}", None, None))
         self.hands[seat] = 0
         self.known[seat] = 0
         for mask in (first, second):
@@ -1120,6 +1132,19 @@ _APPLY: dict[type, Any] = {
     Declare: FlipFlop._apply_declare,
     Pass: FlipFlop._apply_pass,
 }
+
+
+def _round_text(round_no: int, dealer: int, antes: list[str]) -> str:
+    return f"round {round_no}: seat {dealer} deals; antes: {'; '.join(antes)}"
+
+
+def _dealt_text(mask: int) -> str:
+    return "dealt " + " ".join(CARD_TEXT[c] for c in cards_of(mask))
+
+
+def _game_pot_text(ending: str, pot: int, winners: tuple[int, ...], share: int) -> str:
+    who = ", ".join(SEAT_TEXT[w] for w in winners)
+    return f"{ending}: game pot {pot} to {who}, {share} each"
 
 
 def _cards(mask: int) -> str:
