@@ -78,6 +78,13 @@ ANTE_PHRASE = [
 SEAT_ORDERS = {
     n: [tuple((d + i) % n for i in range(1, n + 1)) for d in range(n)] for n in range(3, 6)
 }
+#: The tens and court cards, each worth 10 (F1).
+TEN_VALUED = sum(1 << c for c in CARD_BY_ID if c != 64 and CARD_VALUE[c] == 10)
+#: FULL_ANTES[seats][dealer]: the antes when every seat pays in full.
+FULL_ANTES = {
+    n: [[ANTE_PHRASE[s][3][1] for s in order] for order in orders]
+    for n, orders in SEAT_ORDERS.items()
+}
 _BITS = [1 << c for c in range(65)]
 FLIP_TEXT = {c: f"flip card {t}" for c, t in CARD_TEXT.items()}
 DISCARD_TEXT = {c: f"discard {t}" for c, t in CARD_TEXT.items()}
@@ -211,7 +218,11 @@ def layoff_action(card: int, spread: int) -> LayOff:
 
 def spreads_in(mask: int) -> tuple[Spread, ...]:
     """Every spread the hand ``mask`` could lay down, as interned actions (stable order)."""
-    cand = SEARCH.candidates(mask)
+    return _spreads_among(SEARCH.candidates(mask))
+
+
+def _spreads_among(cand: int) -> tuple[Spread, ...]:
+    """Every spread made of the cards ``cand`` (a hand's meld candidates)."""
     if not cand:
         return ()
     found = _MELDS_CACHE.get(cand)
@@ -547,36 +558,19 @@ class FlipFlop(GameState):
         self.round_no += 1
         bankroll = self.bankroll
         eligible = self.eligible
-        set_aside = self.set_aside
         dealer = self.dealer
-        antes = []
-        order = []
-        games = flips = flops = 0
-        for seat in SEAT_ORDERS[n][dealer]:
-            b = bankroll[seat]
-            if b <= 0:
-                eligible[seat] = set_aside[seat] = 0
-                continue
-            if b >= 4:  # into game, flip, flop in turn; one more set aside
-                pays, aside = 3, 1
-            elif b >= 2:
-                pays, aside = b - 1, 1
-            else:
-                pays, aside = 1, 0  # all in
-            games += 1
-            if pays > 1:
-                flips += 1
-                if pays > 2:
-                    flops += 1
-            bankroll[seat] = b - pays
-            set_aside[seat] = aside
-            eligible[seat] = pays
-            order.append(seat)
-            antes.append(ANTE_PHRASE[seat][pays][aside])
         pots = self.pots
-        pots[0] += games
-        pots[1] += flips
-        pots[2] += flops
+        if min(bankroll) >= 4:  # the usual round: everyone antes in full (F3)
+            order = list(SEAT_ORDERS[n][dealer])
+            antes = FULL_ANTES[n][dealer]
+            pots[0] += n
+            pots[1] += n
+            pots[2] += n
+            self.bankroll = [b - 3 for b in bankroll]
+            self.set_aside = [1] * n
+            self.eligible = eligible = [3] * n
+        else:
+            order, antes = self._antes()
         self.order = order
         k = len(order)
         log = self._log
@@ -600,7 +594,8 @@ class FlipFlop(GameState):
             cards = deck[j:dealt_cards:k]
             hands[seat] = mask = sum(map(bits.__getitem__, cards))
             log.append((seat, _dealt_text, (mask,), ONLY[seat]))
-            if sum(map(value, cards)) >= 49:
+            # F5: five cards reach 49 only with four tens or court cards
+            if (mask & TEN_VALUED).bit_count() >= 4 and sum(map(value, cards)) >= 49:
                 declare.append(seat)
             level = eligible[seat]
             if level >= 2:  # reveal order is the deal order, dealer last (F6)
@@ -649,6 +644,42 @@ class FlipFlop(GameState):
             self.turn = declare[0]
         else:
             self._begin_play()
+
+    def _antes(self) -> tuple[list[int], list[str]]:
+        """F3 seat by seat, when some bankroll is short: who is in the round, in order
+        from the dealer's left, and the text of each ante."""
+        bankroll = self.bankroll
+        eligible = self.eligible
+        set_aside = self.set_aside
+        antes = []
+        order = []
+        games = flips = flops = 0
+        for seat in SEAT_ORDERS[self.num_seats][self.dealer]:
+            b = bankroll[seat]
+            if b <= 0:
+                eligible[seat] = set_aside[seat] = 0
+                continue
+            if b >= 4:  # into game, flip, flop in turn; one more set aside
+                pays, aside = 3, 1
+            elif b >= 2:
+                pays, aside = b - 1, 1
+            else:
+                pays, aside = 1, 0  # all in
+            games += 1
+            if pays > 1:
+                flips += 1
+                if pays > 2:
+                    flops += 1
+            bankroll[seat] = b - pays
+            set_aside[seat] = aside
+            eligible[seat] = pays
+            order.append(seat)
+            antes.append(ANTE_PHRASE[seat][pays][aside])
+        pots = self.pots
+        pots[0] += games
+        pots[1] += flips
+        pots[2] += flops
+        return order, antes
 
     def _begin_play(self) -> None:
         self.turn_index = 0
@@ -814,9 +845,11 @@ class FlipFlop(GameState):
     def _play_actions(self) -> list[Action]:
         mask = self.hands[self.turn]
         out: list[Action] = []
-        if mask.bit_count() == 6 and tunk_split(mask) is not None:
-            out.append(TUNK_OUT)
-        out.extend(spreads_in(mask))
+        cand = SEARCH.candidates(mask)
+        if cand:
+            if cand == mask and mask.bit_count() == 6 and tunk_split(mask) is not None:
+                out.append(TUNK_OUT)
+            out.extend(_spreads_among(cand))
         for i, ext in enumerate(self.spread_ext):
             hit = ext & mask
             while hit:
