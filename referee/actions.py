@@ -56,6 +56,21 @@ DRAW_DISCARD = DrawDiscard()
 DISCARDS = {cid: Discard(c) for cid, c in CARD_BY_ID.items()}
 
 
+def _discard_table(suit: int) -> list[tuple[Discard, ...]]:
+    """For each 13-bit mask of one suit, the Discard actions of its cards in order."""
+    table: list[tuple[Discard, ...]] = [()] * (1 << 13)
+    for m in range(1, 1 << 13):
+        low = m & -m
+        rank = low.bit_length() - 1
+        table[m] = (DISCARDS[suit * 16 + rank], *table[m ^ low])
+    return table
+
+
+#: DISCARD_TABLES[suit][13-bit mask of that suit]: the hand's discards in card order,
+#: so a hand's discard list is four look-ups (``hand >> 16 * suit & 0x1FFF``).
+DISCARD_TABLES = [_discard_table(s) for s in range(4)]
+
+
 def split_verb(text: str) -> tuple[str, str]:
     """Split an action text into its verb (lower case) and the rest."""
     parts = text.strip().split(None, 1)

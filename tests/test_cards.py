@@ -152,3 +152,21 @@ def test_card_tuple_is_cards_of_as_a_tuple() -> None:
             mask |= STANDARD_CARDS[rng.below(52)].bit
         assert card_tuple(mask) == tuple(cards_of(mask))
     assert card_tuple(0) == ()
+
+
+@pytest.mark.parametrize("size", [2, 3, 13, 52, 54, 104, 108])
+def test_c6_shuffle_follows_the_documented_algorithm_at_every_deck_size(size: int) -> None:
+    """The shuffle is written out per deck size for speed (referee/cards.py); every size
+    a game uses (and a few more) must give what the plain algorithm of docs/engine.md
+    gives: one below(size!) draw, then a swap per digit in the mixed radix."""
+    for seed in (0, 7, 2**64 - 1):
+        rng, ref = SplitMix64(seed), SplitMix64(seed)
+        items = list(range(size))
+        rng.shuffle(items)  # type: ignore[arg-type]
+        r = ref.below(math.factorial(size))
+        expected = list(range(size))
+        for i in range(size - 1, 0, -1):
+            r, j = divmod(r, i + 1)
+            expected[i], expected[j] = expected[j], expected[i]
+        assert items == expected
+        assert rng.state == ref.state

@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any
 
 from referee.actions import (
+    DISCARD_TABLES,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -857,16 +858,16 @@ class FlipFlop(GameState):
                 out.append(layoff_action(low.bit_length() - 1, i + 1))
                 hit ^= low
         taken = self.taken
-        if taken >= 0 and mask == 1 << taken:
-            out.append(DISCARDS[taken])  # ruling: the taken card, when it is the last one
-            return out
-        discards = DISCARDS
-        while mask:
-            low = mask & -mask
-            cid = low.bit_length() - 1
-            if cid != taken:
-                out.append(discards[cid])
-            mask ^= low
+        if taken >= 0:
+            if mask == 1 << taken:
+                out.append(DISCARDS[taken])  # ruling: the taken card, when it is the last one
+                return out
+            mask &= ~(1 << taken)  # F7.5: not the card just taken from the discard pile
+        t = DISCARD_TABLES
+        out += t[0][mask & 0x1FFF]
+        out += t[1][(mask >> 16) & 0x1FFF]
+        out += t[2][(mask >> 32) & 0x1FFF]
+        out += t[3][(mask >> 48) & 0x1FFF]
         return out
 
     def parse_action(self, text: str) -> Action:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from referee.actions import (
+    DISCARD_TABLES,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -54,19 +55,6 @@ class Arrange(Action):
 
 
 KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
-
-
-def _discard_table(suit: int) -> list[tuple[Action, ...]]:
-    """For each 13-bit mask of one suit, the Discard actions of its cards in order."""
-    table: list[tuple[Action, ...]] = [()] * (1 << 13)
-    for m in range(1, 1 << 13):
-        low = m & -m
-        rank = low.bit_length() - 1
-        table[m] = (DISCARDS[suit * 16 + rank], *table[m ^ low])
-    return table
-
-
-_DISCARD_TABLES = [_discard_table(s) for s in range(4)]
 
 
 def arrange_action(arrangement: Arrangement) -> Arrange:
@@ -275,7 +263,7 @@ class GinHand:
     def _discard_actions(self) -> list[Action]:
         mask = self.hands[self.turn]
         taken = self.taken
-        t = _DISCARD_TABLES
+        t = DISCARD_TABLES
         out: list[Action] = [
             *t[0][mask & 0x1FFF],
             *t[1][(mask >> 16) & 0x1FFF],
