@@ -1,7 +1,10 @@
 """``arena bench referee``: decisions per second through the referee, against a
 bare grpc.aio bidirectional ping-pong measured in the same run.
 
-The referee runs in this process; the bots run in ``processes`` separate
+Each repeat measures the ping-pong, then the referee; the figures reported are
+the medians over the repeats (this machine is noisy, and the two phases never
+run at the same moment). The referee runs in this process; the bots run in
+``processes`` separate
 processes (``python -m bots.bench play ...``), each playing many seats over its
 own channels. The ping-pong phase uses the same processes and as many
 concurrent streams as there are matches (a match has one decision in flight
@@ -108,24 +111,47 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
     }
 
 
-def run_bench(matches: int, seconds: float, game: str, processes: int) -> dict[str, Any]:
-    """Measure both phases and return the figures."""
+def run_bench(
+    matches: int, seconds: float, game: str, processes: int, repeats: int = 1
+) -> dict[str, Any]:
+    """Measure both phases ``repeats`` times, alternating, and return the medians
+    (and every run's figures under ``runs``)."""
 
-    async def main() -> dict[str, Any]:
-        ping = await _pingpong(matches, seconds, processes)
-        figures = await _referee(matches, seconds, game, processes)
-        return {
-            "game": game,
-            "matches": matches,
-            "bot_processes": processes,
-            "seconds": seconds,
-            "streams": matches,
-            "pingpong_per_s": ping,
-            **figures,
-            "ratio": figures["decisions_per_s"] / ping if ping else 0.0,
-        }
+    async def main() -> list[dict[str, Any]]:
+        runs = []
+        for _ in range(repeats):
+            ping = await _pingpong(matches, seconds, processes)
+            figures = await _referee(matches, seconds, game, processes)
+            runs.append(
+                {
+                    "pingpong_per_s": ping,
+                    **figures,
+                    "ratio": figures["decisions_per_s"] / ping if ping else 0.0,
+                }
+            )
+        return runs
 
-    return asyncio.run(main())
+    runs = asyncio.run(main())
+
+    def median(key: str) -> float:
+        return float(statistics.median(r[key] for r in runs))
+
+    return {
+        "game": game,
+        "matches": matches,
+        "bot_processes": processes,
+        "seconds": seconds,
+        "repeats": repeats,
+        "streams": matches,
+        "pingpong_per_s": median("pingpong_per_s"),
+        "decisions_per_s": median("decisions_per_s"),
+        "referee_us_p50": median("referee_us_p50"),
+        "referee_us_p99": median("referee_us_p99"),
+        "ratio": median("ratio"),
+        "ratio_min": min(r["ratio"] for r in runs),
+        "ratio_max": max(r["ratio"] for r in runs),
+        "runs": runs,
+    }
 
 
 # -- the worker processes ------------------------------------------------------------------

@@ -40,9 +40,12 @@ def register(sub: Any, bench_sub: Any) -> None:
         "referee", help="decisions per second through the referee vs bare gRPC ping-pong"
     )
     bench.add_argument("--matches", type=int, default=16, help="concurrent matches")
-    bench.add_argument("--seconds", type=float, default=10.0, help="how long to measure")
+    bench.add_argument("--seconds", type=float, default=5.0, help="seconds per phase and run")
     bench.add_argument("--game", default="hollywood-gin")
     bench.add_argument("--processes", type=int, default=2, help="bot processes")
+    bench.add_argument(
+        "--repeats", type=int, default=3, help="runs of each phase, alternating (default 3)"
+    )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(func=cmd_bench)
 
@@ -140,13 +143,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the referee benchmark and print its figures."""
     from bots.bench import run_bench
 
-    figures = run_bench(args.matches, args.seconds, args.game, args.processes)
+    if args.repeats < 1 or args.matches < 1 or args.processes < 1 or args.seconds <= 0:
+        raise CommandError("--matches, --processes and --repeats must be at least 1, --seconds > 0")
+    figures = run_bench(args.matches, args.seconds, args.game, args.processes, args.repeats)
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     print(
         f"referee: {figures['matches']} concurrent {figures['game']} matches, "
-        f"{figures['bot_processes']} bot processes, {figures['seconds']:.1f} s"
+        f"{figures['bot_processes']} bot processes, "
+        f"median of {figures['repeats']} runs of {figures['seconds']:.1f} s per phase"
     )
     print(f"  decisions/s          {figures['decisions_per_s']:>10.0f}")
     print(
@@ -157,7 +163,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"  bare grpc.aio ping-pong over {figures['streams']} streams "
         f"{figures['pingpong_per_s']:>10.0f} round trips/s"
     )
-    print(f"  ratio                {figures['ratio']:>10.2f}")
+    print(
+        f"  ratio                {figures['ratio']:>10.2f}"
+        f"   (runs: {figures['ratio_min']:.2f}–{figures['ratio_max']:.2f})"
+    )
     return 0
 
 

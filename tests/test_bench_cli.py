@@ -1,0 +1,55 @@
+"""The benchmark commands run and print their figures (speed itself is never tested:
+see docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _arena(*args: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", *args, "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    figures: dict[str, object] = json.loads(done.stdout)
+    return figures
+
+
+def test_bench_referee_alternates_the_phases_and_reports_medians() -> None:
+    figures = _arena("bench", "referee", "--matches", "2", "--seconds", "0.3", "--repeats", "2")
+    runs = figures["runs"]
+    assert isinstance(runs, list) and len(runs) == 2
+    for run in runs:
+        assert run["decisions_per_s"] > 0 and run["pingpong_per_s"] > 0
+        assert run["ratio"] == run["decisions_per_s"] / run["pingpong_per_s"]
+    ratios = sorted(r["ratio"] for r in runs)
+    assert figures["ratio"] == (ratios[0] + ratios[1]) / 2  # the median of two runs
+    assert figures["ratio_min"] == ratios[0] and figures["ratio_max"] == ratios[1]
+
+
+def test_bench_referee_refuses_nonsense_arguments() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "referee", "--repeats", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--repeats" in done.stderr
+
+
+def test_bench_engine_prints_both_engines_figures() -> None:
+    figures = _arena("bench", "engine", "--game", "flip-flop", "--seconds", "0.2", "--repeats", "1")
+    assert figures["game"] == "flip-flop" and figures["players"] == 4
+    assert figures["reference"] == "hollywood-gin"
+    assert figures["decisions_per_s"] > 0 and figures["reference_decisions_per_s"] > 0
