@@ -69,6 +69,9 @@ def _discard_table(suit: int) -> list[tuple[Discard, ...]]:
 #: DISCARD_TABLES[suit][13-bit mask of that suit]: the hand's discards in card order,
 #: so a hand's discard list is four look-ups (``hand >> 16 * suit & 0x1FFF``).
 DISCARD_TABLES = [_discard_table(s) for s in range(4)]
+#: The text of every interned Discard, and the same tables as texts.
+DISCARD_TEXTS = {cid: str(d) for cid, d in DISCARDS.items()}
+DISCARD_TEXT_TABLES = [tuple(tuple(str(d) for d in row) for row in t) for t in DISCARD_TABLES]
 
 
 def split_verb(text: str) -> tuple[str, str]:

@@ -18,7 +18,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -269,8 +269,11 @@ class Match:
     async def _play(self) -> None:
         state = self.state
         loop = asyncio.get_running_loop()
+        create_future, call_later = loop.create_future, loop.call_later
         seats = self.seats
         encode = self._encoder.decision
+        decision_ms = self.clock.decision_ms
+        referee_ns = self.referee_ns
         perf = time.perf_counter_ns
         t0 = perf()  # the referee's own time runs from an answer to the next message
         while (turn := state.to_act()) is not None:
@@ -280,7 +283,7 @@ class Match:
             self._decision_id += 1
             if seat.forfeited:
                 self._apply(seat, default_action(legal), 0, "forfeited")
-                self.referee_ns.append(perf() - t0)
+                referee_ns.append(perf() - t0)
                 t0 = perf()
                 if did % 64 == 0:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
@@ -288,21 +291,26 @@ class Match:
             view = state.view(turn)
             # every view lists the legal actions' texts for the seat to act: reuse them
             shown = getattr(view, "legal_actions", None)
-            texts = (
-                list(shown)
-                if shown is not None and len(shown) == len(legal)
-                else [str(a) for a in legal]
+            texts: Sequence[str] = (
+                shown if shown is not None and len(shown) == len(legal) else [str(a) for a in legal]
             )
             events = state.events_for(turn, seat.seen)
             seat.seen = len(state.events)
             msg = encode(did, view, texts, events, int(seat.clock.bank_ms))
-            fut: asyncio.Future[Outcome] = loop.create_future()
+            fut: asyncio.Future[Outcome] = create_future()
             seat.pending, seat.pending_id = fut, did
-            self.referee_ns.append(perf() - t0)
-            sent = time.monotonic()
-            ok = await self._send(seat, msg)
+            sent = perf()
+            referee_ns.append(sent - t0)
+            link = seat.link
+            ok = link is not None and not link.closed
+            if ok:
+                try:
+                    await link.write(msg)  # type: ignore[union-attr]
+                except Exception as exc:  # the stream broke under us
+                    self.detach(seat, f"write failed: {exc}")
+                    ok = False
             if ok and not fut.done():
-                timer = loop.call_later(
+                timer = call_later(
                     seat.clock.allowance_s(), _expire, fut, ("timeout", "no answer in time")
                 )
                 outcome = await fut
@@ -312,10 +320,10 @@ class Match:
             else:
                 outcome = ("gone", "the stream is closed")
             t0 = perf()
-            elapsed_ms = (time.monotonic() - sent) * 1000
+            elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
             # the common case inline: a legal answer within the decision limit
-            if outcome[0] == "answer" and elapsed_ms <= self.clock.decision_ms:
+            if outcome[0] == "answer" and elapsed_ms <= decision_ms:
                 index, _ = self._pick(outcome[1], legal, texts)
                 if index is not None:
                     seat.clock.charge(elapsed_ms)
@@ -330,7 +338,7 @@ class Match:
         seat: Seat,
         did: int,
         legal: list[Action],
-        texts: list[str],
+        texts: Sequence[str],
         outcome: Outcome,
         elapsed_ms: float,
     ) -> None:
@@ -380,7 +388,7 @@ class Match:
         self._apply(seat, action, think_us, fault)
 
     def _pick(
-        self, answer: bot_pb2.Answer, legal: list[Action], texts: list[str]
+        self, answer: bot_pb2.Answer, legal: list[Action], texts: Sequence[str]
     ) -> tuple[int | None, str]:
         """The index of the legal action an answer names, or None and what is wrong."""
         which = answer.WhichOneof("choice")

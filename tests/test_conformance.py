@@ -231,3 +231,20 @@ def _compare_with_swaps(
             )
             compared += 1
     return compared
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_views_list_the_legal_actions_texts_in_order(game: str) -> None:
+    """The view of the seat to act lists exactly ``str(a)`` of each legal action, in
+    order: the referee sends those texts and records them (engines may make the texts
+    alongside the actions, from tables, rather than with ``str``)."""
+    spec = get_game(game)
+    for i, (seats, variant) in enumerate(combos(spec)):
+        state = spec.new_match(7_000 + i, seats=seats, options=variant)
+        for step, (st, _) in enumerate(random_playout(state, random.Random(i))):
+            if step % 3:
+                continue
+            seat = st.to_act()
+            assert seat is not None
+            view = st.view(seat)
+            assert tuple(view.legal_actions) == tuple(str(a) for a in st.legal_actions())

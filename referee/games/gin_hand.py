@@ -10,6 +10,8 @@ from enum import Enum
 
 from referee.actions import (
     DISCARD_TABLES,
+    DISCARD_TEXT_TABLES,
+    DISCARD_TEXTS,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -55,6 +57,10 @@ class Arrange(Action):
 
 
 KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
+KNOCK_TEXTS = {cid: str(k) for cid, k in KNOCKS.items()}
+_DRAW_TEXTS = (str(DRAW_STOCK), str(DRAW_DISCARD))
+_UPCARD_TEXTS = (str(DRAW_DISCARD), str(PASS))
+_STOCK_ONLY_TEXTS = (str(DRAW_STOCK),)
 
 
 def arrange_action(arrangement: Arrangement) -> Arrange:
@@ -251,10 +257,13 @@ class GinHand:
         if phase is Phase.DISCARD:
             return self._discard_actions()
         if phase is Phase.DRAW:
+            self.legal_texts = _DRAW_TEXTS
             return [DRAW_STOCK, DRAW_DISCARD]
         if phase is Phase.UPCARD_NON_DEALER or phase is Phase.UPCARD_DEALER:
+            self.legal_texts = _UPCARD_TEXTS
             return [DRAW_DISCARD, PASS]
         if phase is Phase.DRAW_STOCK_ONLY:
+            self.legal_texts = _STOCK_ONLY_TEXTS
             return [DRAW_STOCK]
         if phase is Phase.ARRANGE:
             return [arrange_action(a) for a in self.arrangements]
@@ -263,17 +272,19 @@ class GinHand:
     def _discard_actions(self) -> list[Action]:
         mask = self.hands[self.turn]
         taken = self.taken
+        m0, m1 = mask & 0x1FFF, (mask >> 16) & 0x1FFF
+        m2, m3 = (mask >> 32) & 0x1FFF, (mask >> 48) & 0x1FFF
         t = DISCARD_TABLES
-        out: list[Action] = [
-            *t[0][mask & 0x1FFF],
-            *t[1][(mask >> 16) & 0x1FFF],
-            *t[2][(mask >> 32) & 0x1FFF],
-            *t[3][(mask >> 48) & 0x1FFF],
-        ]
+        out: list[Action] = [*t[0][m0], *t[1][m1], *t[2][m2], *t[3][m3]]
+        tt = DISCARD_TEXT_TABLES  # the texts made alongside: texts() is then free
+        texts = [*tt[0][m0], *tt[1][m1], *tt[2][m2], *tt[3][m3]]
         if taken >= 0:
             out.remove(DISCARDS[taken])
+            texts.remove(DISCARD_TEXTS[taken])
         for cid in knock_discards(mask, self.rules.knock_limit, taken):
             out.append(KNOCKS[cid])
+            texts.append(KNOCK_TEXTS[cid])
+        self.legal_texts = tuple(texts)
         return out
 
     # -- transitions -----------------------------------------------------------------------
