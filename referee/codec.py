@@ -15,12 +15,13 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from referee.cards import CARD_BY_ID, Card, parse_card
+from referee.cards import CARD_BY_ID, Card, card_tuple, parse_card
 from referee.clock import ClockRules
 from referee.engine import EngineError, Event, Result
+from referee.games.gin_hand import GinHand
 from referee.games.gin_three import GinThreeView, Roles
 from referee.games.gin_views import HandView, OutcomeView
-from referee.games.hollywood_gin import HollywoodView
+from referee.games.hollywood_gin import HollywoodGin, HollywoodView
 from referee.record import (
     FORMAT_VERSION,
     SOURCES,
@@ -749,6 +750,31 @@ def _hand_bytes(hand: HandView) -> bytes:
     return b"".join(parts)
 
 
+def _hand_state_bytes(hand: GinHand, player: int) -> bytes:
+    """``_hand_bytes(hand_view(hand, player))`` from the hand itself (see
+    ``referee/games/gin_views.py`` for what each field holds)."""
+    phase_text = hand.phase.value
+    phase = _PHASES.get(phase_text)
+    if phase is None:
+        phase = _PHASES[phase_text] = _string(b"\x22", phase_text) if phase_text else b""
+    opponent = hand.opponent(player)
+    parts = [
+        _uint(b"\x08", player),
+        _uint(b"\x10", opponent),
+        _uint(b"\x18", hand.dealer),
+        phase,
+        *[_HAND_CARDS[c] for c in card_tuple(hand.hands[player])],
+        _uint(b"\x30", hand.hands[opponent].bit_count()),
+        *[_KNOWN_CARDS[c] for c in card_tuple(hand.known[opponent])],
+        *[_PILE_CARDS[c] for c in hand.discard_pile],
+        _uint(b"\x48", len(hand.deck) - hand.stock_pos),
+    ]
+    if hand.turn == player and hand.taken >= 0:
+        parts.append(_TAKEN_CARD[hand.taken])
+    parts.append(_uint(b"\x58", hand.turns))
+    return b"".join(parts)
+
+
 def _outcome_bytes(outcome: OutcomeView) -> bytes:
     parts = [_string(b"\x0a", outcome.kind) if outcome.kind else b""]
     if outcome.winner is not None:
@@ -769,7 +795,15 @@ def _outcome_bytes(outcome: OutcomeView) -> bytes:
 class DecisionEncoder:
     """Writes one match's decision messages as bytes, caching what rarely changes."""
 
-    __slots__ = ("_clock_ms", "_columns", "_columns_key", "_outcome", "_outcome_key")
+    __slots__ = (
+        "_clock_ms",
+        "_columns",
+        "_columns_key",
+        "_outcome",
+        "_outcome_key",
+        "_sheet_columns",
+        "_sheet_len",
+    )
 
     def __init__(self, decision_ms: int) -> None:
         self._clock_ms = _uint(b"\x08", decision_ms)
@@ -777,6 +811,8 @@ class DecisionEncoder:
         self._outcome = b""
         self._columns_key: tuple[Any, ...] | None = None
         self._columns = b""
+        self._sheet_len = -1
+        self._sheet_columns = b""
 
     def _last_hand(self, tag: bytes, outcome: OutcomeView) -> bytes:
         if outcome is not self._outcome_key and outcome != self._outcome_key:
@@ -794,15 +830,7 @@ class DecisionEncoder:
         key = (view.columns, view.column_winners, view.wins)
         if key != self._columns_key:
             self._columns_key = key
-            cols = []
-            for points, winner in zip(view.columns, view.column_winners, strict=True):
-                col = _packed(b"\x0a", points) if points else b""
-                if winner is not None:
-                    col += b"\x10" + _varint(winner)
-                cols.append(_delimited(b"\x2a", col))
-            if view.wins:
-                cols.append(_packed(b"\x32", view.wins))
-            self._columns = b"".join(cols)
+            self._columns = self._columns_bytes(view.columns, view.column_winners, view.wins)
         parts.append(self._columns)
         if view.last_hand is not None:
             parts.append(self._last_hand(b"\x3a", view.last_hand))
@@ -830,6 +858,55 @@ class DecisionEncoder:
             parts.append(self._last_hand(b"\x52", view.last_hand))
         return _delimited(b"\x12", b"".join(parts))  # PlayerView.gin_three
 
+    def _columns_bytes(
+        self,
+        columns: Sequence[Sequence[int]],
+        winners: Sequence[int | None],
+        wins: Sequence[int],
+    ) -> bytes:
+        cols = []
+        for points, winner in zip(columns, winners, strict=True):
+            col = _packed(b"\x0a", points) if points else b""
+            if winner is not None:
+                col += b"\x10" + _varint(winner)
+            cols.append(_delimited(b"\x2a", col))
+        if wins:
+            cols.append(_packed(b"\x32", wins))
+        return b"".join(cols)
+
+    def state_view(self, state: Any, seat: int) -> tuple[bytes, Sequence[str]] | None:
+        """The PlayerView bytes and legal action texts of ``seat``, written straight
+        from the engine's state where this encoder knows the game (Hollywood Gin),
+        without making the view dataclass; None for the other games. Equal to
+        ``view_bytes(state.view(seat))`` and that view's ``legal_actions``
+        (tests/test_referee_codec.py checks it over random matches)."""
+        if type(state) is not HollywoodGin:
+            return None
+        over = state.over
+        hand = state.hand
+        parts = [_uint(b"\x08", seat)]
+        to_act = None if over else hand.turn
+        if to_act is not None:
+            parts.append(b"\x10" + _varint(to_act))
+        played = len(state.sheet)
+        parts.append(_uint(b"\x18", played + (0 if over else 1)))
+        texts: Sequence[str] = ()
+        if not over:
+            parts.append(_delimited(b"\x22", _hand_state_bytes(hand, seat)))
+            if to_act == seat:
+                texts = hand.texts()
+        if played != self._sheet_len:  # the columns change only when a hand ends
+            sheet = state.score_sheet
+            self._sheet_len = played
+            self._sheet_columns = self._columns_bytes(
+                sheet.columns, sheet.column_winners, sheet.wins
+            )
+        parts.append(self._sheet_columns)
+        last = state.last_hand
+        if last is not None:
+            parts.append(self._last_hand(b"\x3a", last))
+        return _delimited(b"\x0a", b"".join(parts)), texts  # PlayerView.hollywood_gin
+
     def view_bytes(self, view: Any) -> bytes:
         """The PlayerView message of ``view`` as bytes."""
         kind = type(view)
@@ -849,7 +926,22 @@ class DecisionEncoder:
         bank_ms: int,
     ) -> bytes:
         """The RefereeMessage of one decision, serialised."""
-        parts = [_uint(b"\x08", decision_id), _delimited(b"\x12", self.view_bytes(view))]
+        return self.decision_with(
+            decision_id, self.view_bytes(view), legal, advice_of(view), events, bank_ms
+        )
+
+    def decision_with(
+        self,
+        decision_id: int,
+        view_bytes: bytes,
+        legal: Sequence[str],
+        advice: str | None,
+        events: Iterable[Event],
+        bank_ms: int,
+    ) -> bytes:
+        """The RefereeMessage of one decision, serialised, around a PlayerView already
+        in bytes (:meth:`view_bytes` or :meth:`state_view`)."""
+        parts = [_uint(b"\x08", decision_id), _delimited(b"\x12", view_bytes)]
         cache = _LEGAL
         for text in legal:
             entry = cache.get(text)
@@ -858,7 +950,6 @@ class DecisionEncoder:
                     cache.clear()
                 entry = cache[text] = _string(b"\x1a", text)
             parts.append(entry)
-        advice = advice_of(view)
         if advice is not None:
             parts.append(_string(b"\x22", advice))
         for e in events:

@@ -271,7 +271,8 @@ class Match:
         loop = asyncio.get_running_loop()
         create_future, call_later = loop.create_future, loop.call_later
         seats = self.seats
-        encode = self._encoder.decision
+        encoder = self._encoder
+        encode, state_view = encoder.decision_with, encoder.state_view
         decision_ms = self.clock.decision_ms
         referee_ns = self.referee_ns
         perf = time.perf_counter_ns
@@ -288,15 +289,24 @@ class Match:
                 if did % 64 == 0:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 continue
-            view = state.view(turn)
-            # every view lists the legal actions' texts for the seat to act: reuse them
-            shown = getattr(view, "legal_actions", None)
-            texts: Sequence[str] = (
-                shown if shown is not None and len(shown) == len(legal) else [str(a) for a in legal]
-            )
+            texts: Sequence[str]
+            fast = state_view(state, turn)  # the view's bytes straight from the state
+            if fast is not None and len(fast[1]) == len(legal):
+                view_bytes, texts = fast
+                advice = None
+            else:
+                view = state.view(turn)
+                # every view lists the legal actions' texts for the seat to act: reuse them
+                shown = getattr(view, "legal_actions", None)
+                texts = (
+                    shown
+                    if shown is not None and len(shown) == len(legal)
+                    else [str(a) for a in legal]
+                )
+                view_bytes, advice = encoder.view_bytes(view), codec.advice_of(view)
             events = state.events_for(turn, seat.seen)
             seat.seen = len(state.events)
-            msg = encode(did, view, texts, events, int(seat.clock.bank_ms))
+            msg = encode(did, view_bytes, texts, advice, events, int(seat.clock.bank_ms))
             fut: asyncio.Future[Outcome] = create_future()
             seat.pending, seat.pending_id = fut, did
             sent = perf()

@@ -61,3 +61,33 @@ def test_answer_bytes_equal_the_protobuf_encoding() -> None:
         for index in (0, 1, 127, 128, 2**32 - 1):
             msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=did, index=index))
             assert codec.answer_bytes(did, index) == msg.SerializeToString()
+
+
+@pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
+def test_state_view_bytes_equal_those_of_the_view(variant: int) -> None:
+    """Hollywood Gin's PlayerView is written straight from the engine state on the
+    referee's hot path; it must be byte for byte the view's encoding, with the view's
+    legal action texts, for both seats, through whole matches (hands, showdowns,
+    closed columns, the end)."""
+    spec = get_game("hollywood-gin")
+    options = spec.test_variants[variant]
+    for seed in range(6):
+        state = spec.new_match(seed, options=options)
+        fast, slow = codec.DecisionEncoder(5000), codec.DecisionEncoder(5000)
+        rng = random.Random(seed)
+        while True:
+            for seat in (0, 1):
+                view = state.view(seat)
+                assert fast.state_view(state, seat) == (
+                    slow.view_bytes(view),
+                    view.legal_actions,
+                ), (seed, seat)
+            if state.to_act() is None:
+                break
+            state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
+def test_state_view_is_only_for_the_games_it_knows(game: str) -> None:
+    state = get_game(game).new_match(1)
+    assert codec.DecisionEncoder(5000).state_view(state, 0) is None

@@ -156,6 +156,11 @@ class HollywoodGin(GameState):
         # H1: the winner deals next; after a drawn hand the same dealer deals again.
         self.hand = self._deal(hand.dealer if winner is None else winner)
 
+    @property
+    def last_hand(self) -> OutcomeView | None:
+        """The showdown of the last finished hand, as both players saw it."""
+        return self._last_view
+
     def view(self, seat: int) -> HollywoodView:
         over = self.over
         return HollywoodView(
