@@ -601,19 +601,15 @@ class FlipFlop(GameState):
             level = eligible[seat]
             if level >= 2:  # reveal order is the deal order, dealer last (F6)
                 shown_flip = shown_flop = -1
-                held = (mask >> flip_shift) & 0x1FFF
-                if held:
-                    card = flip_shift + (held & -held).bit_length() - 1
-                    if card < best_flip:
-                        best_flip = shown_flip = card
-                        flip_seat = seat
+                card = _lowest_of_suit(mask, flip_shift)
+                if 0 <= card < best_flip:
+                    best_flip = shown_flip = card
+                    flip_seat = seat
                 if level == 3:
-                    held = (mask >> flop_shift) & 0x1FFF
-                    if held:
-                        card = flop_shift + (held & -held).bit_length() - 1
-                        if card < best_flop:
-                            best_flop = shown_flop = card
-                            flop_seat = seat
+                    card = _lowest_of_suit(mask, flop_shift)
+                    if 0 <= card < best_flop:
+                        best_flop = shown_flop = card
+                        flop_seat = seat
                 if shown_flip >= 0 or shown_flop >= 0:
                     pending[seat] = reveal_plan(shown_flip, shown_flop)
         self.hands = hands
@@ -1166,6 +1162,12 @@ _APPLY: dict[type, Any] = {
     Declare: FlipFlop._apply_declare,
     Pass: FlipFlop._apply_pass,
 }
+
+
+def _lowest_of_suit(mask: int, shift: int) -> int:
+    """The lowest card of the suit at ``shift`` in the hand ``mask``, or -1."""
+    held = (mask >> shift) & 0x1FFF
+    return shift + (held & -held).bit_length() - 1 if held else -1
 
 
 def _round_text(round_no: int, dealer: int, antes: list[str]) -> str:
