@@ -796,6 +796,8 @@ class DecisionEncoder:
     """Writes one match's decision messages as bytes, caching what rarely changes."""
 
     __slots__ = (
+        "_bank_ms",
+        "_clock",
         "_clock_ms",
         "_columns",
         "_columns_key",
@@ -807,6 +809,8 @@ class DecisionEncoder:
 
     def __init__(self, decision_ms: int) -> None:
         self._clock_ms = _uint(b"\x08", decision_ms)
+        self._bank_ms = -1
+        self._clock = b""
         self._outcome_key: OutcomeView | None = None
         self._outcome = b""
         self._columns_key: tuple[Any, ...] | None = None
@@ -958,7 +962,10 @@ class DecisionEncoder:
                 parts.append(_delimited(b"\x2a", said))
             else:
                 parts.append(_delimited(b"\x2a", b"\x08" + _varint(e.seat) + said))
-        parts.append(_delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms)))
+        if bank_ms != self._bank_ms:  # the bank changes only when a seat runs over
+            self._bank_ms = bank_ms
+            self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
+        parts.append(self._clock)
         return _delimited(b"\x12", b"".join(parts))  # RefereeMessage.decision
 
 
