@@ -729,50 +729,73 @@ def _uint(tag: bytes, value: int) -> bytes:
     return tag + (_VARINTS[value] if 0 < value < _SMALL else _varint(value))
 
 
-def _hand_bytes(hand: HandView) -> bytes:
-    phase = _PHASES.get(hand.phase)
-    if phase is None:
-        phase = _PHASES[hand.phase] = _string(b"\x22", hand.phase) if hand.phase else b""
-    parts = [
-        _uint(b"\x08", hand.player),
-        _uint(b"\x10", hand.opponent),
-        _uint(b"\x18", hand.dealer),
-        phase,
-        *[_HAND_CARDS[c] for c in hand.hand],
-        _uint(b"\x30", hand.opponent_hand_size),
-        *[_KNOWN_CARDS[c] for c in hand.opponent_known],
-        *[_PILE_CARDS[c] for c in hand.discard_pile],
-        _uint(b"\x48", hand.stock_size),
-    ]
-    if hand.taken_from_discard is not None:
-        parts.append(_TAKEN_CARD[hand.taken_from_discard])
-    parts.append(_uint(b"\x58", hand.turns))
-    return b"".join(parts)
-
-
-def _hand_state_bytes(hand: GinHand, player: int) -> bytes:
-    """``_hand_bytes(hand_view(hand, player))`` from the hand itself (see
-    ``referee/games/gin_views.py`` for what each field holds)."""
-    phase_text = hand.phase.value
+def _hand_fields(
+    player: int,
+    opponent: int,
+    dealer: int,
+    phase_text: str,
+    hand: Iterable[int],
+    opponent_hand_size: int,
+    opponent_known: Iterable[int],
+    discard_pile: Iterable[int],
+    stock_size: int,
+    taken: int | None,
+    turns: int,
+) -> bytes:
+    """A GinHandView message's bytes, field by field (the fields of ``HandView``)."""
     phase = _PHASES.get(phase_text)
     if phase is None:
         phase = _PHASES[phase_text] = _string(b"\x22", phase_text) if phase_text else b""
-    opponent = hand.opponent(player)
     parts = [
         _uint(b"\x08", player),
         _uint(b"\x10", opponent),
-        _uint(b"\x18", hand.dealer),
+        _uint(b"\x18", dealer),
         phase,
-        *[_HAND_CARDS[c] for c in card_tuple(hand.hands[player])],
-        _uint(b"\x30", hand.hands[opponent].bit_count()),
-        *[_KNOWN_CARDS[c] for c in card_tuple(hand.known[opponent])],
-        *[_PILE_CARDS[c] for c in hand.discard_pile],
-        _uint(b"\x48", len(hand.deck) - hand.stock_pos),
+        *[_HAND_CARDS[c] for c in hand],
+        _uint(b"\x30", opponent_hand_size),
+        *[_KNOWN_CARDS[c] for c in opponent_known],
+        *[_PILE_CARDS[c] for c in discard_pile],
+        _uint(b"\x48", stock_size),
     ]
-    if hand.turn == player and hand.taken >= 0:
-        parts.append(_TAKEN_CARD[hand.taken])
-    parts.append(_uint(b"\x58", hand.turns))
+    if taken is not None:
+        parts.append(_TAKEN_CARD[taken])
+    parts.append(_uint(b"\x58", turns))
     return b"".join(parts)
+
+
+def _hand_bytes(hand: HandView) -> bytes:
+    return _hand_fields(
+        hand.player,
+        hand.opponent,
+        hand.dealer,
+        hand.phase,
+        hand.hand,
+        hand.opponent_hand_size,
+        hand.opponent_known,
+        hand.discard_pile,
+        hand.stock_size,
+        hand.taken_from_discard,
+        hand.turns,
+    )
+
+
+def _hand_state_bytes(hand: GinHand, player: int) -> bytes:
+    """``_hand_bytes(hand_view(hand, player))`` from the hand itself, without the view
+    (``referee/games/gin_views.py`` says what each field holds)."""
+    opponent = hand.opponent(player)
+    return _hand_fields(
+        player,
+        opponent,
+        hand.dealer,
+        hand.phase.value,
+        card_tuple(hand.hands[player]),
+        hand.hands[opponent].bit_count(),
+        card_tuple(hand.known[opponent]),
+        hand.discard_pile,
+        hand.stock_size,
+        hand.taken if hand.turn == player and hand.taken >= 0 else None,
+        hand.turns,
+    )
 
 
 def _outcome_bytes(outcome: OutcomeView) -> bytes:

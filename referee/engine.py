@@ -158,7 +158,7 @@ class GameState(ABC):
 
     def events_for(self, seat: int, since: int = 0) -> list[Event]:
         """The events from index ``since`` on that ``seat`` may see."""
-        return [e for e in self.events[since:] if e.visible_to is None or seat in e.visible_to]
+        return [e for e in self.events[since:] if e.visible(seat)]
 
     def clone(self) -> GameState:
         """An independent copy of this state."""

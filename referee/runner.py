@@ -311,14 +311,7 @@ class Match:
             seat.pending, seat.pending_id = fut, did
             sent = perf()
             referee_ns.append(sent - t0)
-            link = seat.link
-            ok = link is not None and not link.closed
-            if ok:
-                try:
-                    await link.write(msg)  # type: ignore[union-attr]
-                except Exception as exc:  # the stream broke under us
-                    self.detach(seat, f"write failed: {exc}")
-                    ok = False
+            ok = await self._send(seat, msg)
             if ok and not fut.done():
                 timer = call_later(
                     seat.clock.allowance_s(), _expire, fut, ("timeout", "no answer in time")

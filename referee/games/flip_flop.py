@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.actions import (
     DISCARD_TABLES,
+    DISCARD_TEXTS,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -88,7 +89,6 @@ FULL_ANTES = {
 }
 _BITS = [1 << c for c in range(65)]
 FLIP_TEXT = {c: f"flip card {t}" for c, t in CARD_TEXT.items()}
-DISCARD_TEXT = {c: f"discard {t}" for c, t in CARD_TEXT.items()}
 DREW_TEXT = {c: f"drew {t}" for c, t in CARD_TEXT.items()}
 DRAW_DISCARD_TEXT = {c: f"draw discard {t}" for c, t in CARD_TEXT.items()}
 #: An event as logged: (seat, text or a function making it, its arguments, visible_to).
@@ -215,11 +215,6 @@ def layoff_action(card: int, spread: int) -> LayOff:
     if found is None:
         found = _LAYOFFS[key] = LayOff(CARD_BY_ID[card], spread)
     return found
-
-
-def spreads_in(mask: int) -> tuple[Spread, ...]:
-    """Every spread the hand ``mask`` could lay down, as interned actions (stable order)."""
-    return _spreads_among(SEARCH.candidates(mask))
 
 
 def _spreads_among(cand: int) -> tuple[Spread, ...]:
@@ -884,7 +879,7 @@ class FlipFlop(GameState):
         self.hands[seat] = hand
         self.known[seat] &= ~bit
         self.discard_pile.append(card)
-        self._log.append((seat, DISCARD_TEXT[card], None, None))
+        self._log.append((seat, DISCARD_TEXTS[card], None, None))
         if not hand:
             self._went_out(seat)
         else:
