@@ -15,10 +15,11 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from referee.cards import CARD_BY_ID, Card, card_tuple, parse_card
+from referee.actions import DISCARD_TEXTS
+from referee.cards import CARD_BY_ID, Card, parse_card
 from referee.clock import ClockRules
 from referee.engine import EngineError, Event, Result
-from referee.games.gin_hand import GinHand
+from referee.games.gin_hand import GinHand, Phase
 from referee.games.gin_three import GinThreeView, Roles
 from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodGin, HollywoodView
@@ -779,23 +780,135 @@ def _hand_bytes(hand: HandView) -> bytes:
     )
 
 
-def _hand_state_bytes(hand: GinHand, player: int) -> bytes:
-    """``_hand_bytes(hand_view(hand, player))`` from the hand itself, without the view
-    (``referee/games/gin_views.py`` says what each field holds)."""
-    opponent = hand.opponent(player)
-    return _hand_fields(
-        player,
-        opponent,
-        hand.dealer,
-        hand.phase.value,
-        card_tuple(hand.hands[player]),
-        hand.hands[opponent].bit_count(),
-        card_tuple(hand.known[opponent]),
-        hand.discard_pile,
-        hand.stock_size,
-        hand.taken if hand.turn == player and hand.taken >= 0 else None,
-        hand.turns,
-    )
+class _SuitEntries(dict[int, bytes]):
+    """The encoded entries of the cards of one suit, joined, for every 13-bit rank mask
+    of that suit (card id ``16 * suit + rank``), made on first use: a hand's cards are
+    four look-ups, in card id order, instead of one entry per card."""
+
+    __slots__ = ("base", "entries")
+
+    def __init__(self, entries: Sequence[bytes], suit: int) -> None:
+        super().__init__()
+        self.entries = entries
+        self.base = 16 * suit
+
+    def __missing__(self, ranks: int) -> bytes:
+        base, entries = self.base, self.entries
+        value = self[ranks] = b"".join([entries[base + r] for r in range(13) if ranks >> r & 1])
+        return value
+
+
+def _suit_tables(entries: Sequence[bytes]) -> tuple[_SuitEntries, ...]:
+    return tuple(_SuitEntries(entries, suit) for suit in range(4))
+
+
+_HAND_SUITS = _suit_tables(_HAND_CARDS)
+_KNOWN_SUITS = _suit_tables(_KNOWN_CARDS)
+#: Decision.legal_actions entries of the discards (``discard C``), by suit and ranks.
+_DISCARD_SUITS = _suit_tables(
+    [_string(b"\x1a", DISCARD_TEXTS[c]) if c in DISCARD_TEXTS else b"" for c in range(65)]
+)
+#: GinHandView fields 1-4 (player, opponent, dealer, phase) by their values.
+_HAND_HEADS: dict[tuple[int, int, int, Phase], bytes] = {}
+#: Encoded Decision.events entries by event (bounded: cleared when full).
+_EVENTS: dict[Event, bytes] = {}
+_EVENTS_MAX = 20_000
+#: Encoded Decision.legal_actions blocks of the phases with fixed texts (draw, upcard).
+_LEGAL_BLOCKS: dict[tuple[str, ...], bytes] = {}
+
+
+def _legal_entry(text: str) -> bytes:
+    entry = _LEGAL.get(text)
+    if entry is None:
+        if len(_LEGAL) >= _LEGAL_MAX:
+            _LEGAL.clear()
+        entry = _LEGAL[text] = _string(b"\x1a", text)
+    return entry
+
+
+def _event_entry(e: Event) -> bytes:
+    said = _string(b"\x12", e.text) if e.text else b""
+    if e.seat is None:
+        return _delimited(b"\x2a", said)
+    return _delimited(b"\x2a", b"\x08" + _varint(e.seat) + said)
+
+
+def _gin_hand_block(hand: GinHand, player: int) -> bytes:
+    """The GinHandView of ``player`` in ``hand`` as bytes, straight from the hand: equal
+    to ``_hand_bytes(hand_view(hand, player))`` (``referee/games/gin_views.py`` says what
+    each field holds), by table look-ups (the referee's hot path)."""
+    dealer = hand.dealer
+    opponent = dealer if player == hand.non_dealer else hand.non_dealer
+    phase = hand.phase
+    key = (player, opponent, dealer, phase)
+    head = _HAND_HEADS.get(key)
+    if head is None:
+        text = phase.value
+        head = _HAND_HEADS[key] = (
+            _uint(b"\x08", player)
+            + _uint(b"\x10", opponent)
+            + _uint(b"\x18", dealer)
+            + (_string(b"\x22", text) if text else b"")
+        )
+    hands = hand.hands
+    mask = hands[player]
+    h = _HAND_SUITS
+    parts = [
+        head,
+        h[0][mask & 0x1FFF],
+        h[1][mask >> 16 & 0x1FFF],
+        h[2][mask >> 32 & 0x1FFF],
+        h[3][mask >> 48 & 0x1FFF],
+    ]
+    size = hands[opponent].bit_count()
+    if size:
+        parts.append(b"\x30" + _VARINTS[size])
+    known = hand.known[opponent]
+    if known:
+        k = _KNOWN_SUITS
+        parts += (
+            k[0][known & 0x1FFF],
+            k[1][known >> 16 & 0x1FFF],
+            k[2][known >> 32 & 0x1FFF],
+            k[3][known >> 48 & 0x1FFF],
+        )
+    pile = _PILE_CARDS
+    parts += [pile[c] for c in hand.discard_pile]
+    stock = len(hand.deck) - hand.stock_pos
+    if stock:
+        parts.append(b"\x48" + _VARINTS[stock])
+    if hand.turn == player and hand.taken >= 0:
+        parts.append(_TAKEN_CARD[hand.taken])
+    turns = hand.turns
+    if turns:
+        parts.append(b"\x58" + (_VARINTS[turns] if turns < _SMALL else _varint(turns)))
+    return b"".join(parts)
+
+
+def _gin_legal_block(hand: GinHand, texts: Sequence[str]) -> bytes:
+    """The Decision.legal_actions entries of ``texts``, the legal actions of ``hand``'s
+    player: in the discard phase from the suit tables (the discards come first, in card
+    id order, then the knocks: ``GinHand._discard_actions``)."""
+    if hand.phase is Phase.DISCARD:
+        mask = hand.hands[hand.turn]
+        if hand.taken >= 0:
+            mask &= ~(1 << hand.taken)
+        d = _DISCARD_SUITS
+        parts = [
+            d[0][mask & 0x1FFF],
+            d[1][mask >> 16 & 0x1FFF],
+            d[2][mask >> 32 & 0x1FFF],
+            d[3][mask >> 48 & 0x1FFF],
+        ]
+        for text in texts[mask.bit_count() :]:  # the knocks
+            parts.append(_legal_entry(text))
+        return b"".join(parts)
+    block = _LEGAL_BLOCKS.get(texts)  # type: ignore[call-overload]
+    if block is None:
+        block = b"".join([_legal_entry(t) for t in texts])
+        if len(texts) <= 2:  # the draw and upcard phases: a handful of fixed lists
+            _LEGAL_BLOCKS[tuple(texts)] = block
+    return block
 
 
 def _outcome_bytes(outcome: OutcomeView) -> bytes:
@@ -901,38 +1014,71 @@ class DecisionEncoder:
             cols.append(_packed(b"\x32", wins))
         return b"".join(cols)
 
-    def state_view(self, state: Any, seat: int) -> tuple[bytes, Sequence[str]] | None:
-        """The PlayerView bytes and legal action texts of ``seat``, written straight
-        from the engine's state where this encoder knows the game (Hollywood Gin),
-        without making the view dataclass; None for the other games. Equal to
-        ``view_bytes(state.view(seat))`` and that view's ``legal_actions``
-        (tests/test_referee_codec.py checks it over random matches)."""
-        if type(state) is not HollywoodGin:
+    def hollywood_decision(
+        self, state: Any, seat: int, decision_id: int, seen: int, bank_ms: int
+    ) -> tuple[bytes, Sequence[str], int] | None:
+        """The whole RefereeMessage of ``seat``'s decision in Hollywood Gin, written in
+        one pass from the state (the referee's hot path), with the legal action texts
+        and how many events the seat has now been sent (events from index ``seen``
+        on). Equal to :meth:`decision` of the seat's view and events
+        (tests/test_referee_codec.py); None for the other games, or when ``seat`` is
+        not to act."""
+        if type(state) is not HollywoodGin or state.over:
             return None
-        over = state.over
         hand = state.hand
-        parts = [_uint(b"\x08", seat)]
-        to_act = None if over else hand.turn
-        if to_act is not None:
-            parts.append(b"\x10" + _varint(to_act))
+        if hand.turn != seat:
+            return None
+        texts = hand.texts()
         played = len(state.sheet)
-        parts.append(_uint(b"\x18", played + (0 if over else 1)))
-        texts: Sequence[str] = ()
-        if not over:
-            parts.append(_delimited(b"\x22", _hand_state_bytes(hand, seat)))
-            if to_act == seat:
-                texts = hand.texts()
         if played != self._sheet_len:  # the columns change only when a hand ends
             sheet = state.score_sheet
             self._sheet_len = played
             self._sheet_columns = self._columns_bytes(
                 sheet.columns, sheet.column_winners, sheet.wins
             )
-        parts.append(self._sheet_columns)
+        block = _gin_hand_block(hand, seat)
+        n = len(block)
+        view = [
+            _uint(b"\x08", seat),
+            b"\x10" + _VARINTS[seat],
+            b"\x18" + _varint(played + 1),
+            b"\x22",
+            _VARINTS[n] if n < _SMALL else _varint(n),
+            block,
+            self._sheet_columns,
+        ]
         last = state.last_hand
         if last is not None:
-            parts.append(self._last_hand(b"\x3a", last))
-        return _delimited(b"\x0a", b"".join(parts)), texts  # PlayerView.hollywood_gin
+            view.append(self._last_hand(b"\x3a", last))
+        hollywood = b"".join(view)
+        n = len(hollywood)
+        player_view = b"\x0a" + (_VARINTS[n] if n < _SMALL else _varint(n)) + hollywood
+        n = len(player_view)
+        parts = [
+            _uint(b"\x08", decision_id),
+            b"\x12",
+            _VARINTS[n] if n < _SMALL else _varint(n),
+            player_view,
+            _gin_legal_block(hand, texts),
+        ]
+        events = state.events
+        if seen < len(events):
+            cache = _EVENTS
+            for e in events[seen:]:
+                if e.visible_to is None or seat in e.visible_to:
+                    entry = cache.get(e)
+                    if entry is None:
+                        if len(cache) >= _EVENTS_MAX:
+                            cache.clear()
+                        entry = cache[e] = _event_entry(e)
+                    parts.append(entry)
+        if bank_ms != self._bank_ms:
+            self._bank_ms = bank_ms
+            self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
+        parts.append(self._clock)
+        body = b"".join(parts)
+        n = len(body)
+        return b"\x12" + (_VARINTS[n] if n < _SMALL else _varint(n)) + body, texts, len(events)
 
     def view_bytes(self, view: Any) -> bytes:
         """The PlayerView message of ``view`` as bytes."""
@@ -967,7 +1113,7 @@ class DecisionEncoder:
         bank_ms: int,
     ) -> bytes:
         """The RefereeMessage of one decision, serialised, around a PlayerView already
-        in bytes (:meth:`view_bytes` or :meth:`state_view`)."""
+        in bytes (:meth:`view_bytes`)."""
         parts = [_uint(b"\x08", decision_id), _delimited(b"\x12", view_bytes)]
         cache = _LEGAL
         for text in legal:
@@ -979,12 +1125,7 @@ class DecisionEncoder:
             parts.append(entry)
         if advice is not None:
             parts.append(_string(b"\x22", advice))
-        for e in events:
-            said = _string(b"\x12", e.text) if e.text else b""
-            if e.seat is None:
-                parts.append(_delimited(b"\x2a", said))
-            else:
-                parts.append(_delimited(b"\x2a", b"\x08" + _varint(e.seat) + said))
+        parts += [_event_entry(e) for e in events]
         if bank_ms != self._bank_ms:  # the bank changes only when a seat runs over
             self._bank_ms = bank_ms
             self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))

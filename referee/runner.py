@@ -272,7 +272,7 @@ class Match:
         create_future, call_later = loop.create_future, loop.call_later
         seats = self.seats
         encoder = self._encoder
-        encode, state_view = encoder.decision_with, encoder.state_view
+        fast_decision = encoder.hollywood_decision
         decision_ms = self.clock.decision_ms
         referee_ns = self.referee_ns
         perf = time.perf_counter_ns
@@ -290,10 +290,10 @@ class Match:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 continue
             texts: Sequence[str]
-            fast = state_view(state, turn)  # the view's bytes straight from the state
-            if fast is not None and len(fast[1]) == len(legal):
-                view_bytes, texts = fast
-                advice = None
+            bank = int(seat.clock.bank_ms)
+            fast = fast_decision(state, turn, did, seat.seen, bank)
+            if fast is not None:  # the message straight from the state
+                msg, texts, seat.seen = fast
             else:
                 view = state.view(turn)
                 # every view lists the legal actions' texts for the seat to act: reuse them
@@ -303,10 +303,11 @@ class Match:
                     if shown is not None and len(shown) == len(legal)
                     else [str(a) for a in legal]
                 )
-                view_bytes, advice = encoder.view_bytes(view), codec.advice_of(view)
-            events = state.events_for(turn, seat.seen)
-            seat.seen = len(state.events)
-            msg = encode(did, view_bytes, texts, advice, events, int(seat.clock.bank_ms))
+                events = state.events_for(turn, seat.seen)
+                seat.seen = len(state.events)
+                msg = encoder.decision_with(
+                    did, encoder.view_bytes(view), texts, codec.advice_of(view), events, bank
+                )
             fut: asyncio.Future[Outcome] = create_future()
             seat.pending, seat.pending_id = fut, did
             sent = perf()

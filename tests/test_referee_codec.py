@@ -64,30 +64,38 @@ def test_answer_bytes_equal_the_protobuf_encoding() -> None:
 
 
 @pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
-def test_state_view_bytes_equal_those_of_the_view(variant: int) -> None:
-    """Hollywood Gin's PlayerView is written straight from the engine state on the
-    referee's hot path; it must be byte for byte the view's encoding, with the view's
-    legal action texts, for both seats, through whole matches (hands, showdowns,
-    closed columns, the end)."""
+def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> None:
+    """Hollywood Gin's decisions are written in one pass straight from the engine state
+    on the referee's hot path; each must be byte for byte the protobuf library's
+    encoding of the same Decision (the view, the legal actions, the events the seat
+    may see, the clock), through whole matches: hands, showdowns, closed columns,
+    large decision ids and banks."""
     spec = get_game("hollywood-gin")
     options = spec.test_variants[variant]
     for seed in range(6):
         state = spec.new_match(seed, options=options)
-        fast, slow = codec.DecisionEncoder(5000), codec.DecisionEncoder(5000)
+        fast = codec.DecisionEncoder(5000)
         rng = random.Random(seed)
-        while True:
-            for seat in (0, 1):
-                view = state.view(seat)
-                assert fast.state_view(state, seat) == (
-                    slow.view_bytes(view),
-                    view.legal_actions,
-                ), (seed, seat)
-            if state.to_act() is None:
-                break
+        seen = [0, 0]
+        did = 0
+        while (turn := state.to_act()) is not None:
+            bank = rng.choice((0, 90, 30_000, 2**20))
+            got = fast.hollywood_decision(state, turn, did, seen[turn], bank)
+            assert got is not None
+            message, texts, seen_after = got
+            view = state.view(turn)
+            events = state.events_for(turn, seen[turn])
+            want = codec.decision_message(did, view, view.legal_actions, events, 5000, bank)
+            assert message == want.SerializeToString(), (seed, did)
+            assert list(texts) == [str(a) for a in state.legal_actions()], (seed, did)
+            assert seen_after == len(state.events)
+            seen[turn] = seen_after
             state.apply(rng.choice(state.legal_actions()))
+            did += rng.choice((1, 1, 20_000))
+        assert fast.hollywood_decision(state, 0, did, 0, 0) is None  # the match is over
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
-def test_state_view_is_only_for_the_games_it_knows(game: str) -> None:
+def test_hollywood_decision_is_only_for_hollywood_gin(game: str) -> None:
     state = get_game(game).new_match(1)
-    assert codec.DecisionEncoder(5000).state_view(state, 0) is None
+    assert codec.DecisionEncoder(5000).hollywood_decision(state, 0, 0, 0, 0) is None

@@ -12,7 +12,6 @@ from referee.actions import (
     DISCARD_TABLES,
     DISCARD_TEXT_TABLES,
     DISCARD_TEXTS,
-    DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
     PASS,
@@ -58,6 +57,9 @@ class Arrange(Action):
 
 KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
 KNOCK_TEXTS = {cid: str(k) for cid, k in KNOCKS.items()}
+#: Event texts by card id, made once rather than formatted at every action.
+DREW_TEXTS = {cid: f"drew {c}" for cid, c in CARD_BY_ID.items()}
+DRAW_DISCARD_TEXTS = {cid: f"draw discard {c}" for cid, c in CARD_BY_ID.items()}
 _DRAW_TEXTS = (str(DRAW_STOCK), str(DRAW_DISCARD))
 _UPCARD_TEXTS = (str(DRAW_DISCARD), str(PASS))
 _STOCK_ONLY_TEXTS = (str(DRAW_STOCK),)
@@ -270,18 +272,16 @@ class GinHand:
         return []
 
     def _discard_actions(self) -> list[Action]:
-        mask = self.hands[self.turn]
+        full = self.hands[self.turn]
         taken = self.taken
+        mask = full & ~(1 << taken) if taken >= 0 else full  # G4: not the card just taken
         m0, m1 = mask & 0x1FFF, (mask >> 16) & 0x1FFF
         m2, m3 = (mask >> 32) & 0x1FFF, (mask >> 48) & 0x1FFF
         t = DISCARD_TABLES
         out: list[Action] = [*t[0][m0], *t[1][m1], *t[2][m2], *t[3][m3]]
         tt = DISCARD_TEXT_TABLES  # the texts made alongside: texts() is then free
         texts = [*tt[0][m0], *tt[1][m1], *tt[2][m2], *tt[3][m3]]
-        if taken >= 0:
-            out.remove(DISCARDS[taken])
-            texts.remove(DISCARD_TEXTS[taken])
-        for cid in knock_discards(mask, self.rules.knock_limit, taken):
+        for cid in knock_discards(full, self.rules.knock_limit, taken):
             out.append(KNOCKS[cid])
             texts.append(KNOCK_TEXTS[cid])
         self.legal_texts = tuple(texts)
@@ -301,17 +301,17 @@ class GinHand:
             self.taken = -1
             self.phase = Phase.DISCARD
             events.append(Event(seat, "draw stock"))
-            events.append(Event(seat, f"drew {card}", self.audience[seat]))
+            events.append(Event(seat, DREW_TEXTS[card], self.audience[seat]))
         elif isinstance(action, DrawDiscard):
             card = self.discard_pile.pop()
             self.hands[seat] |= 1 << card
             self.known[seat] |= 1 << card
             self.taken = card
             self.phase = Phase.DISCARD
-            events.append(Event(seat, f"draw discard {card}"))
+            events.append(Event(seat, DRAW_DISCARD_TEXTS[card]))
         elif isinstance(action, Discard):
             self._discard(seat, action.card)
-            events.append(Event(seat, f"discard {action.card}"))
+            events.append(Event(seat, DISCARD_TEXTS[action.card]))
             self._end_turn(seat)
         elif isinstance(action, Pass):
             events.append(Event(seat, "pass"))
@@ -324,7 +324,7 @@ class GinHand:
         elif isinstance(action, Knock):
             self._discard(seat, action.card)
             self.knock_card = action.card
-            events.append(Event(seat, f"knock {action.card}"))
+            events.append(Event(seat, KNOCK_TEXTS[action.card]))
             self.arrangements = SEARCH.all_arrangements(self.hands[seat], self.rules.knock_limit)
             if len(self.arrangements) == 1:  # C7: not a choice, the referee does it
                 self._settle(seat, self.arrangements[0])
