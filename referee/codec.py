@@ -885,7 +885,7 @@ def _gin_hand_block(hand: GinHand, player: int) -> bytes:
     return b"".join(parts)
 
 
-def _gin_legal_block(hand: GinHand, texts: Sequence[str]) -> bytes:
+def _gin_legal_block(hand: GinHand, texts: tuple[str, ...]) -> bytes:
     """The Decision.legal_actions entries of ``texts``, the legal actions of ``hand``'s
     player: in the discard phase from the suit tables (the discards come first, in card
     id order, then the knocks: ``GinHand._discard_actions``)."""
@@ -903,11 +903,11 @@ def _gin_legal_block(hand: GinHand, texts: Sequence[str]) -> bytes:
         for text in texts[mask.bit_count() :]:  # the knocks
             parts.append(_legal_entry(text))
         return b"".join(parts)
-    block = _LEGAL_BLOCKS.get(texts)  # type: ignore[call-overload]
+    block = _LEGAL_BLOCKS.get(texts)
     if block is None:
         block = b"".join([_legal_entry(t) for t in texts])
         if len(texts) <= 2:  # the draw and upcard phases: a handful of fixed lists
-            _LEGAL_BLOCKS[tuple(texts)] = block
+            _LEGAL_BLOCKS[texts] = block
     return block
 
 
