@@ -73,11 +73,12 @@ def _worse(a: str, b: str) -> str:
 class SeatLink:
     """One connected bot stream of a seat."""
 
-    __slots__ = ("closed", "finished", "write")
+    __slots__ = ("closed", "finished", "write", "writing")
 
     def __init__(self, write: Writer) -> None:
         self.write = write
         self.closed = False
+        self.writing = False  # a write is in flight
         self.finished = asyncio.Event()  # set when the referee has nothing more to send
 
 
@@ -147,6 +148,9 @@ class Match:
         self._started_ms = 0
         self._decision_id = 0
         self._encoder = codec.DecisionEncoder(clock.decision_ms)
+        self._waiting: asyncio.Future[Outcome] | None = None  # the decision being timed
+        self._deadline = 0.0  # its deadline, in the event loop's time
+        self._timer: asyncio.TimerHandle | None = None
 
     # -- joining -----------------------------------------------------------------------------
 
@@ -259,17 +263,20 @@ class Match:
         link = seat.link
         if link is None or link.closed:
             return False
+        link.writing = True
         try:
             await link.write(data)
         except Exception as exc:  # the stream broke under us
             self.detach(seat, f"write failed: {exc}")
             return False
+        finally:
+            link.writing = False
         return True
 
     async def _play(self) -> None:
         state = self.state
         loop = asyncio.get_running_loop()
-        create_future, call_later = loop.create_future, loop.call_later
+        create_future, call_at, loop_time = loop.create_future, loop.call_at, loop.time
         seats = self.seats
         encoder = self._encoder
         fast_decision = encoder.hollywood_decision
@@ -314,11 +321,16 @@ class Match:
             referee_ns.append(sent - t0)
             ok = await self._send(seat, msg)
             if ok and not fut.done():
-                timer = call_later(
-                    seat.clock.allowance_s(), _expire, fut, ("timeout", "no answer in time")
-                )
+                # one watchdog timer per match, moved only when it would fire too late
+                deadline = self._deadline = loop_time() + seat.clock.allowance_s()
+                self._waiting = fut
+                timer = self._timer
+                if timer is None or timer.when() > deadline:
+                    if timer is not None:
+                        timer.cancel()
+                    self._timer = call_at(deadline, self._watchdog)
                 outcome = await fut
-                timer.cancel()
+                self._waiting = None
             elif fut.done():
                 outcome = fut.result()
             else:
@@ -336,6 +348,19 @@ class Match:
                     )
                     continue
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
+
+    def _watchdog(self) -> None:
+        """The match's timer: time out the pending decision if its deadline has passed,
+        else wait on until it does (an answer in time clears ``_waiting``)."""
+        self._timer = None
+        fut = self._waiting
+        if fut is None or fut.done():
+            return  # nothing pending: the next decision sets the timer again
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._deadline:
+            fut.set_result(("timeout", "no answer in time"))
+        else:
+            self._timer = loop.call_at(self._deadline, self._watchdog)
 
     async def _settle(
         self,
@@ -448,6 +473,10 @@ class Match:
         return [codec.event_to_proto(e) for e in events if e.visible_to is None]
 
     async def _finish(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._waiting = None
         state = self.state
         result: Result | None = state.result()
         self.phase = MatchPhase.FINISHED
@@ -488,11 +517,6 @@ _NOTICE = {
     "crashed": bot_pb2.NOTICE_KIND_CRASHED,
     "forfeited": bot_pb2.NOTICE_KIND_FORFEITED,
 }
-
-
-def _expire(fut: asyncio.Future[Outcome], outcome: Outcome) -> None:
-    if not fut.done():
-        fut.set_result(outcome)
 
 
 class Referee:

@@ -10,8 +10,8 @@ deserialisation failure; oversized messages are refused by gRPC itself
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any, NoReturn
 
@@ -80,8 +80,7 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
                 "the first message must be a BotMessage with a Join holding the seat token",
             )
-        writer = _Writer(context)
-        link = SeatLink(writer.write)
+        link = SeatLink(context.write)
         try:
             match, seat = self.referee.seat_for(msg.join.token)
             match.attach(seat, link, msg.join.agent)
@@ -100,7 +99,7 @@ class RefereeServicer:
             match.detach(seat, "the stream ended")
         if failure is not None:
             # a write still in flight (from the match task) would hold up the status
-            await writer.settle()
+            await _settle(link)
             await _abort(context, *failure)
 
     async def _read(
@@ -129,27 +128,11 @@ class RefereeServicer:
                 return exc.code, str(exc)
 
 
-class _Writer:
-    """Writes the match's messages to one stream, and knows when none is in flight."""
-
-    __slots__ = ("context", "idle")
-
-    def __init__(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        self.context = context
-        self.idle = asyncio.Event()
-        self.idle.set()
-
-    async def write(self, data: bytes) -> None:
-        self.idle.clear()
-        try:
-            await self.context.write(data)
-        finally:
-            self.idle.set()
-
-    async def settle(self) -> None:
-        """Wait (briefly) for the write in flight, if any, to complete."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.idle.wait(), SETTLE_S)
+async def _settle(link: SeatLink) -> None:
+    """Wait (briefly) for the match's write in flight on ``link``, if any, to complete."""
+    deadline = time.monotonic() + SETTLE_S
+    while link.writing and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
 
 
 def _parse(raw: bytes) -> bot_pb2.BotMessage | None:
