@@ -15,6 +15,8 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from google.protobuf.descriptor import FieldDescriptor
+
 from referee.actions import DISCARD_TEXTS
 from referee.cards import CARD_BY_ID, Card, parse_card
 from referee.clock import ClockRules
@@ -549,6 +551,7 @@ def _by_field(view_type: type, oneof: str) -> Callable[[Any, views_pb2.PlayerVie
     def encode(view: Any, out: views_pb2.PlayerView) -> None:
         dataclass_to_proto(view, getattr(out, oneof))
 
+    encode.oneof = oneof  # type: ignore[attr-defined]
     return encode
 
 
@@ -928,6 +931,128 @@ def _outcome_bytes(outcome: OutcomeView) -> bytes:
     return b"".join(parts)
 
 
+# The views that map by field name (Flip Flop, Rummy 500) are written to bytes by a
+# plan made once per dataclass and message type from the message's descriptor: the
+# same walk as :func:`dataclass_to_proto`, writing the canonical encoding instead of
+# filling a message (a submessage is present once any of its fields was set, as the
+# protobuf library has it).
+
+_STRING = FieldDescriptor.TYPE_STRING
+_MESSAGE = FieldDescriptor.TYPE_MESSAGE
+#: (attribute, tag, is a string, has presence, the submessage's descriptor) per field.
+_PlanEntry = tuple[str, bytes, bool, bool, Any]
+_PLANS: dict[tuple[type, str], list[_PlanEntry]] = {}
+_CARD_ENTRIES: dict[bytes, list[bytes]] = {}
+
+
+def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
+    key = (cls, descriptor.full_name)
+    plan = _PLANS.get(key)
+    if plan is None:
+        by_name = descriptor.fields_by_name
+        found = sorted(
+            (by_name[f.name].number, f.name, by_name[f.name])
+            for f in dataclasses.fields(cls)
+            if f.name in by_name
+        )
+        plan = _PLANS[key] = [
+            (
+                name,
+                _varint(number << 3 | (2 if fd.type in (_STRING, _MESSAGE) or fd.is_packed else 0)),
+                fd.type == _STRING,
+                fd.has_presence,
+                fd.message_type,
+            )
+            for number, name, fd in found
+        ]
+    return plan
+
+
+def _card_entries(tag: bytes) -> list[bytes]:
+    entries = _CARD_ENTRIES.get(tag)
+    if entries is None:
+        entries = _CARD_ENTRIES[tag] = [_string(tag, text) if text else b"" for text in CARD_TEXT]
+    return entries
+
+
+def _scalar(value: int) -> bytes:
+    return _VARINTS[value] if 0 <= value < _SMALL else _varint(value)
+
+
+def _mapped_bytes(value: Any, descriptor: Any) -> bytes | None:
+    """Dataclass ``value`` as message ``descriptor`` in bytes; None when no field of it
+    would be set (the submessage stays absent)."""
+    parts: list[bytes] = []
+    touched = False
+    for name, tag, is_string, presence, sub in _plan(type(value), descriptor):
+        v = getattr(value, name)
+        if v is None:
+            continue
+        kind = type(v)
+        if kind is Card:
+            touched = True
+            parts.append(_card_entries(tag)[v])
+        elif kind is tuple:
+            if not v:
+                continue
+            touched = True
+            first = v[0]
+            if type(first) is Card:
+                entries = _card_entries(tag)
+                parts += [entries[c] for c in v]
+            elif type(first) is tuple:  # per-seat card lists: Cards messages
+                inner = _card_entries(b"\x0a")
+                for cards in v:
+                    parts.append(_delimited(tag, b"".join([inner[c] for c in cards])))
+            elif dataclasses.is_dataclass(first):
+                for item in v:
+                    parts.append(_delimited(tag, _mapped_bytes(item, sub) or b""))
+            elif is_string:
+                parts += [_string(tag, text) for text in v]
+            else:  # packed numbers
+                parts.append(_delimited(tag, b"".join([_scalar(int(x)) for x in v])))
+        elif kind is str:
+            touched = True
+            if v or presence:
+                parts.append(_string(tag, v))
+        elif kind is int or kind is bool:
+            touched = True
+            if v or presence:
+                parts.append(tag + _scalar(int(v)))
+        else:  # a nested dataclass
+            body = _mapped_bytes(v, sub)
+            if body is not None:
+                touched = True
+                parts.append(_delimited(tag, body))
+    return b"".join(parts) if touched else None
+
+
+#: view dataclass -> (the PlayerView field's tag, its message descriptor)
+_MAPPED_VIEWS: dict[type, tuple[bytes, Any]] = {}
+
+
+def _mapped_view_bytes(view: Any) -> bytes | None:
+    """The PlayerView of a view that maps by field name, in bytes; None for other views."""
+    found = _MAPPED_VIEWS.get(type(view))
+    if found is None:
+        return None
+    tag, descriptor = found
+    body = _mapped_bytes(view, descriptor)
+    return b"" if body is None else _delimited(tag, body)
+
+
+def _register_mapped_views() -> None:
+    fields = views_pb2.PlayerView.DESCRIPTOR.fields_by_name
+    for view_type, encode in _VIEW_ENCODERS.items():
+        oneof = getattr(encode, "oneof", None)
+        if oneof is not None:
+            fd = fields[oneof]
+            _MAPPED_VIEWS[view_type] = (_varint(fd.number << 3 | 2), fd.message_type)
+
+
+_register_mapped_views()
+
+
 class DecisionEncoder:
     """Writes one match's decision messages as bytes, caching what rarely changes."""
 
@@ -1087,6 +1212,9 @@ class DecisionEncoder:
             return self._hollywood(view)
         if kind is GinThreeView:
             return self._gin_three(view)
+        mapped = _mapped_view_bytes(view)
+        if mapped is not None:
+            return mapped
         data: bytes = view_to_proto(view).SerializeToString()
         return data
 

@@ -99,3 +99,36 @@ def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> N
 def test_hollywood_decision_is_only_for_hollywood_gin(game: str) -> None:
     state = get_game(game).new_match(1)
     assert codec.DecisionEncoder(5000).hollywood_decision(state, 0, 0, 0, 0) is None
+
+
+def test_mapped_views_keep_protobufs_presence_rules() -> None:
+    """The views that map by field name are written to bytes from a plan; a nested
+    value whose fields are all defaults is still present (a field was set), one whose
+    fields are all unset is absent, exactly as the protobuf library encodes them."""
+    import dataclasses
+
+    from referee.games.flip_flop import RoundSummary
+
+    spec = get_game("flip-flop")
+    state = spec.new_match(5, seats=3)
+    view = state.view(state.to_act())
+    blank = RoundSummary(
+        **{
+            f.name: 0 if f.type in ("int", "int | None") else ("" if f.type == "str" else ())
+            for f in dataclasses.fields(RoundSummary)
+        }
+    )
+    empty = RoundSummary(**{f.name: None for f in dataclasses.fields(RoundSummary)})
+    encoder = codec.DecisionEncoder(5000)
+    for last in (blank, empty):
+        changed = dataclasses.replace(view, last_round=last)
+        want = codec.view_to_proto(changed).SerializeToString()
+        assert encoder.view_bytes(changed) == want
+    present = views_pb2.PlayerView.FromString(
+        encoder.view_bytes(dataclasses.replace(view, last_round=blank))
+    )
+    absent = views_pb2.PlayerView.FromString(
+        encoder.view_bytes(dataclasses.replace(view, last_round=empty))
+    )
+    assert present.flip_flop.HasField("last_round")
+    assert not absent.flip_flop.HasField("last_round")
