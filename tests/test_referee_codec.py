@@ -112,11 +112,9 @@ def test_mapped_views_keep_protobufs_presence_rules() -> None:
     spec = get_game("flip-flop")
     state = spec.new_match(5, seats=3)
     view = state.view(state.to_act())
+    defaults = {"int": 0, "str": ""}  # set, but to the default: nothing to write
     blank = RoundSummary(
-        **{
-            f.name: 0 if f.type in ("int", "int | None") else ("" if f.type == "str" else ())
-            for f in dataclasses.fields(RoundSummary)
-        }
+        **{f.name: defaults.get(str(f.type)) for f in dataclasses.fields(RoundSummary)}
     )
     empty = RoundSummary(**{f.name: None for f in dataclasses.fields(RoundSummary)})
     encoder = codec.DecisionEncoder(5000)
