@@ -812,7 +812,7 @@ _DISCARD_SUITS = _suit_tables(
     [_string(b"\x1a", DISCARD_TEXTS[c]) if c in DISCARD_TEXTS else b"" for c in range(65)]
 )
 #: GinHandView fields 1-4 (player, opponent, dealer, phase) by their values.
-_HAND_HEADS: dict[tuple[int, int, int, Phase], bytes] = {}
+_HAND_HEADS: dict[tuple[int, int, int, str], bytes] = {}
 #: Encoded Decision.events entries by event (bounded: cleared when full).
 _EVENTS: dict[Event, bytes] = {}
 _EVENTS_MAX = 20_000
@@ -836,17 +836,18 @@ def _event_entry(e: Event) -> bytes:
     return _delimited(b"\x2a", b"\x08" + _varint(e.seat) + said)
 
 
-def _gin_hand_block(hand: GinHand, player: int) -> bytes:
+def _gin_hand_block(hand: GinHand, player: int, pile_bytes: Callable[[list[Card]], bytes]) -> bytes:
     """The GinHandView of ``player`` in ``hand`` as bytes, straight from the hand: equal
     to ``_hand_bytes(hand_view(hand, player))`` (``referee/games/gin_views.py`` says what
-    each field holds), by table look-ups (the referee's hot path)."""
+    each field holds), by table look-ups (the referee's hot path); ``pile_bytes``
+    writes the discard pile's entries."""
     dealer = hand.dealer
     opponent = dealer if player == hand.non_dealer else hand.non_dealer
     phase = hand.phase
-    key = (player, opponent, dealer, phase)
+    text = phase._value_  # not .value (a property) nor the member (hashed in Python)
+    key = (player, opponent, dealer, text)
     head = _HAND_HEADS.get(key)
     if head is None:
-        text = phase.value
         head = _HAND_HEADS[key] = (
             _uint(b"\x08", player)
             + _uint(b"\x10", opponent)
@@ -875,8 +876,7 @@ def _gin_hand_block(hand: GinHand, player: int) -> bytes:
             k[2][known >> 32 & 0x1FFF],
             k[3][known >> 48 & 0x1FFF],
         )
-    pile = _PILE_CARDS
-    parts += [pile[c] for c in hand.discard_pile]
+    parts.append(pile_bytes(hand.discard_pile))
     stock = len(hand.deck) - hand.stock_pos
     if stock:
         parts.append(b"\x48" + _VARINTS[stock])
@@ -1064,6 +1064,8 @@ class DecisionEncoder:
         "_columns_key",
         "_outcome",
         "_outcome_key",
+        "_pile",
+        "_pile_ids",
         "_sheet_columns",
         "_sheet_len",
     )
@@ -1078,6 +1080,23 @@ class DecisionEncoder:
         self._columns = b""
         self._sheet_len = -1
         self._sheet_columns = b""
+        self._pile_ids: list[Card] = []
+        self._pile = b""
+
+    def _pile_bytes(self, pile: list[Card]) -> bytes:
+        """The discard pile's GinHandView entries. A pile changes at its top, a card at a
+        time, so the last one written is reused, or extended by the new top card."""
+        known = self._pile_ids
+        n = len(pile)
+        if n == len(known) and pile == known:
+            return self._pile
+        if n == len(known) + 1 and pile[:-1] == known:
+            data = self._pile + _PILE_CARDS[pile[-1]]
+        else:
+            data = b"".join([_PILE_CARDS[c] for c in pile])
+        self._pile_ids = pile.copy()
+        self._pile = data
+        return data
 
     def _last_hand(self, tag: bytes, outcome: OutcomeView) -> bytes:
         if outcome is not self._outcome_key and outcome != self._outcome_key:
@@ -1161,7 +1180,7 @@ class DecisionEncoder:
             self._sheet_columns = self._columns_bytes(
                 sheet.columns, sheet.column_winners, sheet.wins
             )
-        block = _gin_hand_block(hand, seat)
+        block = _gin_hand_block(hand, seat, self._pile_bytes)
         n = len(block)
         view = [
             _uint(b"\x08", seat),

@@ -134,7 +134,9 @@ class Match:
             for i, name in enumerate(seat_names)
         ]
         self.phase = MatchPhase.WAITING
-        self.actions: list[ActionEntry] = []
+        # the actions taken, as (seat, text, think_us, source, index): the ActionEntry
+        # records are made from them once, when asked for (the record at the end)
+        self._taken: list[tuple[int, str, int, str, int]] = []
         self.record: MatchRecord | None = None
         self.result_pb: common_pb2.MatchResult | None = None
         self.error: str | None = None
@@ -151,6 +153,16 @@ class Match:
         self._waiting: asyncio.Future[Outcome] | None = None  # the decision being timed
         self._deadline = 0.0  # its deadline, in the event loop's time
         self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def actions(self) -> tuple[ActionEntry, ...]:
+        """Every action taken so far, as recorded."""
+        return tuple(ActionEntry(*taken) for taken in self._taken)
+
+    @property
+    def actions_taken(self) -> int:
+        """How many actions have been taken so far."""
+        return len(self._taken)
 
     # -- joining -----------------------------------------------------------------------------
 
@@ -451,8 +463,8 @@ class Match:
     ) -> None:
         """Apply ``action`` (the ``index``-th legal action) and record it."""
         self.state.apply(action)
-        self.actions.append(
-            ActionEntry(seat.index, str(action) if text is None else text, think_us, source, index)
+        self._taken.append(
+            (seat.index, str(action) if text is None else text, think_us, source, index)
         )
         if self.watchers:
             self._publish()
@@ -488,13 +500,13 @@ class Match:
             options=self.options,
             seed=self.seed,
             seats=entries,
-            actions=tuple(self.actions),
+            actions=self.actions,
             result=result,
             match_id=self.id,
             clock=self.clock,
             started_unix_ms=self._started_ms,
         )
-        self.result_pb = codec.result_to_proto(result, entries, self.actions)
+        self.result_pb = codec.result_to_proto(result, entries, self.record.actions)
         for seat in self.seats:
             end = bot_pb2.RefereeMessage()
             end.match_end.result.CopyFrom(self.result_pb)
