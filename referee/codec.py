@@ -816,7 +816,8 @@ _HAND_HEADS: dict[tuple[int, int, int, str], bytes] = {}
 #: Encoded Decision.events entries by event (bounded: cleared when full).
 _EVENTS: dict[Event, bytes] = {}
 _EVENTS_MAX = 20_000
-#: Encoded Decision.legal_actions blocks of the phases with fixed texts (draw, upcard).
+#: Encoded Decision.legal_actions blocks of the phases with fixed texts (draw, upcard):
+#: a handful of entries (the knocker's arrangements are never kept).
 _LEGAL_BLOCKS: dict[tuple[str, ...], bytes] = {}
 
 
@@ -909,7 +910,7 @@ def _gin_legal_block(hand: GinHand, texts: tuple[str, ...]) -> bytes:
     block = _LEGAL_BLOCKS.get(texts)
     if block is None:
         block = b"".join([_legal_entry(t) for t in texts])
-        if len(texts) <= 2:  # the draw and upcard phases: a handful of fixed lists
+        if hand.phase is not Phase.ARRANGE:  # draw and upcard: a handful of fixed lists
             _LEGAL_BLOCKS[texts] = block
     return block
 

@@ -93,6 +93,12 @@ def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> N
             state.apply(rng.choice(state.legal_actions()))
             did += rng.choice((1, 1, 20_000))
         assert fast.hollywood_decision(state, 0, did, 0, 0) is None  # the match is over
+    # the legal blocks kept are the fixed draw and upcard lists, never the arrangements
+    assert set(codec._LEGAL_BLOCKS) <= {
+        ("draw stock", "draw discard"),
+        ("draw discard", "pass"),
+        ("draw stock",),
+    }
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
