@@ -942,12 +942,12 @@ _STRING = FieldDescriptor.TYPE_STRING
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
 #: (attribute, tag, is a string, has presence, the submessage's descriptor) per field.
 _PlanEntry = tuple[str, bytes, bool, bool, Any]
-_PLANS: dict[tuple[type, str], list[_PlanEntry]] = {}
+_PLANS: dict[tuple[type, Any], list[_PlanEntry]] = {}
 _CARD_ENTRIES: dict[bytes, list[bytes]] = {}
 
 
 def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
-    key = (cls, descriptor.full_name)
+    key = (cls, descriptor)  # descriptors are interned: one object per message type
     plan = _PLANS.get(key)
     if plan is None:
         by_name = descriptor.fields_by_name
@@ -1005,7 +1005,7 @@ def _mapped_bytes(value: Any, descriptor: Any) -> bytes | None:
                 inner = _card_entries(b"\x0a")
                 for cards in v:
                     parts.append(_delimited(tag, b"".join([inner[c] for c in cards])))
-            elif dataclasses.is_dataclass(first):
+            elif hasattr(type(first), "__dataclass_fields__"):
                 for item in v:
                     parts.append(_delimited(tag, _mapped_bytes(item, sub) or b""))
             elif is_string:
@@ -1273,7 +1273,14 @@ class DecisionEncoder:
             parts.append(entry)
         if advice is not None:
             parts.append(_string(b"\x22", advice))
-        parts += [_event_entry(e) for e in events]
+        cache = _EVENTS
+        for e in events:
+            entry = cache.get(e)
+            if entry is None:
+                if len(cache) >= _EVENTS_MAX:
+                    cache.clear()
+                entry = cache[e] = _event_entry(e)
+            parts.append(entry)
         if bank_ms != self._bank_ms:  # the bank changes only when a seat runs over
             self._bank_ms = bank_ms
             self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
