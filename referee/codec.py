@@ -830,11 +830,17 @@ def _legal_entry(text: str) -> bytes:
     return entry
 
 
-def _event_entry(e: Event) -> bytes:
+def _new_event_entry(e: Event) -> bytes:
+    """The Decision.events entry of ``e``, made and kept (``_EVENTS``)."""
     said = _string(b"\x12", e.text) if e.text else b""
     if e.seat is None:
-        return _delimited(b"\x2a", said)
-    return _delimited(b"\x2a", b"\x08" + _varint(e.seat) + said)
+        entry = _delimited(b"\x2a", said)
+    else:
+        entry = _delimited(b"\x2a", b"\x08" + _varint(e.seat) + said)
+    if len(_EVENTS) >= _EVENTS_MAX:
+        _EVENTS.clear()
+    _EVENTS[e] = entry
+    return entry
 
 
 def _gin_hand_block(hand: GinHand, player: int, pile_bytes: Callable[[list[Card]], bytes]) -> bytes:
@@ -1208,15 +1214,12 @@ class DecisionEncoder:
         ]
         events = state.events
         if seen < len(events):
-            cache = _EVENTS
-            for e in events[seen:]:
-                if e.visible_to is None or seat in e.visible_to:
-                    entry = cache.get(e)
-                    if entry is None:
-                        if len(cache) >= _EVENTS_MAX:
-                            cache.clear()
-                        entry = cache[e] = _event_entry(e)
-                    parts.append(entry)
+            known = _EVENTS
+            parts += [
+                known.get(e) or _new_event_entry(e)
+                for e in events[seen:]
+                if e.visible_to is None or seat in e.visible_to
+            ]
         if bank_ms != self._bank_ms:
             self._bank_ms = bank_ms
             self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
@@ -1273,14 +1276,8 @@ class DecisionEncoder:
             parts.append(entry)
         if advice is not None:
             parts.append(_string(b"\x22", advice))
-        cache = _EVENTS
-        for e in events:
-            entry = cache.get(e)
-            if entry is None:
-                if len(cache) >= _EVENTS_MAX:
-                    cache.clear()
-                entry = cache[e] = _event_entry(e)
-            parts.append(entry)
+        known = _EVENTS
+        parts += [known.get(e) or _new_event_entry(e) for e in events]
         if bank_ms != self._bank_ms:  # the bank changes only when a seat runs over
             self._bank_ms = bank_ms
             self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
