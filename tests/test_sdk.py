@@ -105,3 +105,37 @@ def test_ten_line_bot_plays_over_a_socket(ref: RefereeProcess) -> None:
     record = ref.record(m.match_id)
     assert [s.status for s in record.seats] == ["ok", "ok"]
     assert isinstance(MinimalBot(), Bot)
+
+
+def test_sdk_names_an_unreadable_referee_message() -> None:
+    """A server on the Play method that answers with bytes that are no RefereeMessage:
+    the SDK ends the session with an error that says so, instead of a decode trace."""
+    import asyncio
+
+    import grpc
+
+    from bots.sdk.client import _PLAY, BotSessionError, play
+
+    async def garbage(_requests: object, context: grpc.aio.ServicerContext) -> None:
+        await context.read()  # the Join
+        await context.write(b"\xff\xff\xff")
+
+    async def main() -> str:
+        server = grpc.aio.server()
+        service, method = _PLAY.strip("/").split("/")
+        handler = grpc.stream_stream_rpc_method_handler(garbage)
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(service, {method: handler}),)
+        )
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            with pytest.raises(BotSessionError) as caught:
+                await play(RandomBot(1), f"127.0.0.1:{port}", "token")
+            return str(caught.value)
+        finally:
+            await server.stop(0)
+
+    message = asyncio.run(main())
+    assert "not a RefereeMessage" in message
+    assert "same rummyarena.v1 protocol" in message

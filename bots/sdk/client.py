@@ -8,6 +8,7 @@ import os
 import traceback
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from bots.sdk.bot import Bot, MatchOver, Request
 from referee import codec
@@ -21,8 +22,8 @@ _NOTICE_NAMES = {
 }
 
 
-#: The Play method; the stream sends bytes (answers are encoded by the codec) and
-#: receives RefereeMessages.
+#: The Play method; the stream carries bytes both ways (answers are encoded by the
+#: codec, the referee's messages parsed in ``_session``).
 _PLAY = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Play"
 
 
@@ -40,7 +41,7 @@ async def play(
         call = chan.stream_stream(
             _PLAY,
             request_serializer=None,
-            response_deserializer=bot_pb2.RefereeMessage.FromString,
+            response_deserializer=None,
         )()
         join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
         await call.write(join.SerializeToString())
@@ -55,10 +56,18 @@ async def play(
 async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
     game, seat = "", -1
     BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, codec.answer_bytes
+    parse = bot_pb2.RefereeMessage.FromString
     while True:
-        msg = await call.read()
-        if msg is grpc.aio.EOF:
+        raw = await call.read()
+        if raw is grpc.aio.EOF:
             raise BotSessionError("the referee closed the stream before the match ended")
+        try:
+            msg = parse(raw)
+        except DecodeError as exc:
+            raise BotSessionError(
+                f"the referee sent a message that is not a RefereeMessage ({exc}); "
+                "check that the bot and the referee speak the same rummyarena.v1 protocol"
+            ) from exc
         kind = msg.WhichOneof("kind")
         if kind == "decision":
             d = msg.decision
