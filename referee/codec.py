@@ -1038,13 +1038,117 @@ def _mapped_bytes(value: Any, descriptor: Any) -> bytes | None:
 _MAPPED_VIEWS: dict[type, tuple[bytes, Any]] = {}
 
 
+#: Writers compiled per (dataclass, message descriptor); None where the generic walk
+#: of :func:`_mapped_bytes` serves (a field type the compiler does not know).
+_COMPILED: dict[tuple[type, Any], Callable[[Any], bytes | None] | None] = {}
+
+
+def _is_dataclass_type(hint: Any) -> bool:
+    return isinstance(hint, type) and dataclasses.is_dataclass(hint)
+
+
+def _field_lines(
+    name: str, hint: Any, tag: bytes, presence: bool, sub: Any, env: dict[str, Any]
+) -> list[str] | None:
+    """The lines that write one field, by its declared type (``None`` is always
+    skipped, as :func:`dataclass_to_proto` does); None for a type not known here."""
+    args = typing.get_args(hint)
+    if type(None) in args:  # Optional[X]
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) != 1:
+            return None
+        hint, args = rest[0], typing.get_args(rest[0])
+    t = f"T_{name}"
+    env[t] = tag
+    head = [f"    v = value.{name}", "    if v is not None:"]
+    if hint is Card:
+        env[f"E_{name}"] = _card_entries(tag)
+        return [*head, "        touched = True", f"        parts.append(E_{name}[v])"]
+    if hint is int or hint is bool:
+        test = "True" if presence else "v"
+        return [
+            *head,
+            "        touched = True",
+            f"        if {test}:",
+            f"            parts.append({t} + _scalar(int(v)))",
+        ]
+    if hint is str:
+        test = "True" if presence else "v"
+        return [
+            *head,
+            "        touched = True",
+            f"        if {test}:",
+            f"            parts.append(_string({t}, v))",
+        ]
+    if _is_dataclass_type(hint):
+        env[f"W_{name}"] = _compiled_writer(hint, sub)
+        return [
+            *head,
+            f"        body = W_{name}(v)",
+            "        if body is not None:",
+            "            touched = True",
+            f"            parts.append(_delimited({t}, body))",
+        ]
+    if typing.get_origin(hint) is not tuple or not args:
+        return None
+    item = args[0]
+    if args[-1] is not Ellipsis and any(a is not item for a in args):
+        return None  # a fixed tuple of mixed types
+    body: list[str]
+    if item is Card:
+        env[f"E_{name}"] = _card_entries(tag)
+        body = [f"            parts += [E_{name}[c] for c in v]"]
+    elif item is int or item is bool:
+        body = [
+            f"            parts.append(_delimited({t}, b''.join([_scalar(int(x)) for x in v])))"
+        ]
+    elif item is str:
+        body = [f"            parts += [_string({t}, x) for x in v]"]
+    elif typing.get_origin(item) is tuple and typing.get_args(item)[:1] == (Card,):
+        env["E_cards"] = _card_entries(b"\x0a")  # Cards.cards
+        body = [
+            "            for cards in v:",
+            f"                parts.append(_delimited({t}, b''.join([E_cards[c] for c in cards])))",
+        ]
+    elif _is_dataclass_type(item):
+        env[f"W_{name}"] = _compiled_writer(item, sub)
+        body = [f"            parts += [_delimited({t}, W_{name}(x) or b'') for x in v]"]
+    else:
+        return None
+    return [*head, "        if v:", "            touched = True", *body]
+
+
+def _compiled_writer(cls: type, descriptor: Any) -> Callable[[Any], bytes | None]:
+    """A function writing dataclass ``cls`` as message ``descriptor``, straight-line
+    code made once from the field types (as ``dataclasses`` makes ``__init__``); the
+    generic :func:`_mapped_bytes` where a field's type is not one known here."""
+    key = (cls, descriptor)
+    if key in _COMPILED:
+        found = _COMPILED[key]
+        return found or (lambda value: _mapped_bytes(value, descriptor))
+    _COMPILED[key] = None  # a fallback while compiling, and for any recursion
+    hints = _hints(cls)
+    env: dict[str, Any] = {"_scalar": _scalar, "_string": _string, "_delimited": _delimited}
+    lines = ["def write(value):", "    parts = []", "    touched = False"]
+    for name, tag, _is_string, presence, sub in _plan(cls, descriptor):
+        field_lines = _field_lines(name, hints[name], tag, presence, sub, env)
+        if field_lines is None:
+            return lambda value: _mapped_bytes(value, descriptor)
+        lines += field_lines
+    lines.append("    return b''.join(parts) if touched else None")
+    exec("\n".join(lines), env)  # our own source, made from the dataclass fields
+    writer: Callable[[Any], bytes | None] = env["write"]
+    _COMPILED[key] = writer
+    return writer
+
+
 def _mapped_view_bytes(view: Any) -> bytes | None:
     """The PlayerView of a view that maps by field name, in bytes; None for other views."""
     found = _MAPPED_VIEWS.get(type(view))
     if found is None:
         return None
     tag, descriptor = found
-    body = _mapped_bytes(view, descriptor)
+    body = _compiled_writer(type(view), descriptor)(view)
     return b"" if body is None else _delimited(tag, body)
 
 
