@@ -37,6 +37,7 @@ from referee.cards import (
     Card,
     CardError,
     SplitMix64,
+    card_tuple,
     cards_of,
     format_cards,
     make_deck,
@@ -487,6 +488,9 @@ class FlipFlop(GameState):
         self.declare_queue: list[int] = []
         self._last_round: tuple[Any, ...] | None = None
         self._summary: RoundSummary | None = None
+        # every seat's PlayerView by its fields: most are unchanged from one decision
+        # to the next, and a view is immutable, so it is made once (bounded)
+        self._player_views: dict[tuple[Any, ...], PlayerView] = {}
         self.over = False
         self._start_round()
 
@@ -1071,9 +1075,44 @@ class FlipFlop(GameState):
             )
         return self._summary
 
+    def _player_view(self, s: int, over: bool) -> PlayerView:
+        if over:
+            hand_size, face, declared = 0, 0, None
+        else:
+            hand = self.hands[s]
+            hand_size, face, declared = hand.bit_count(), self.known[s] & hand, self.declared[s]
+        eligible = self.eligible[s]
+        key = (
+            s,
+            self.bankroll[s],
+            self.set_aside[s],
+            eligible,
+            self.eliminated_in[s],
+            hand_size,
+            face,
+            declared,
+        )
+        cache = self._player_views
+        view = cache.get(key)
+        if view is None:
+            if len(cache) >= 512:
+                cache.clear()
+            view = cache[key] = PlayerView(
+                seat=s,
+                bankroll=self.bankroll[s],
+                set_aside=self.set_aside[s],
+                eligible=POT_NAMES[:eligible],
+                in_round=bool(eligible),
+                eliminated_in_round=self.eliminated_in[s],
+                hand_size=hand_size,
+                face_up=card_tuple(face),
+                declared=declared,
+            )
+        return view
+
     def _spread_views(self) -> tuple[SpreadView, ...]:
         return tuple(
-            SpreadView(i + 1, owner, tuple(cards_of(mask)))
+            SpreadView(i + 1, owner, card_tuple(mask))
             for i, (mask, owner) in enumerate(
                 zip(self.spread_masks, self.spread_owners, strict=True)
             )
@@ -1082,20 +1121,7 @@ class FlipFlop(GameState):
     def view(self, seat: int) -> FlipFlopView:
         over = self.over
         flip = None if over else self.flip_card
-        players = tuple(
-            PlayerView(
-                seat=s,
-                bankroll=self.bankroll[s],
-                set_aside=self.set_aside[s],
-                eligible=POT_NAMES[: self.eligible[s]],
-                in_round=bool(self.eligible[s]),
-                eliminated_in_round=self.eliminated_in[s],
-                hand_size=0 if over else self.hands[s].bit_count(),
-                face_up=() if over else tuple(cards_of(self.known[s] & self.hands[s])),
-                declared=None if over else self.declared[s],
-            )
-            for s in range(self.num_seats)
-        )
+        players = tuple([self._player_view(s, over) for s in range(self.num_seats)])
         to_act = self.to_act()
         taken = self.taken if not over and self.taken >= 0 and self.turn == seat else None
         return FlipFlopView(
@@ -1107,7 +1133,7 @@ class FlipFlop(GameState):
             dealer=self.dealer,
             pots=(self.pots[0], self.pots[1], self.pots[2]),
             players=players,
-            hand=() if over else tuple(cards_of(self.hands[seat])),
+            hand=() if over else card_tuple(self.hands[seat]),
             flip_card=flip,
             flip_suit=None if flip is None else SUITS[flip >> 4],
             flop_suit=None if flip is None else SUITS[(flip >> 4) ^ 3],
