@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from referee.actions import (
     DISCARDS,
@@ -629,6 +630,9 @@ class Rummy500(GameState):
         self.last_outcome: OutcomeView | None = None
         self.over = False
         self._legal: list[Action] | None = None
+        # table melds' views by content: a meld changes only when someone lays off on
+        # it, and a view is immutable, so each is made once (bounded; shared by clones)
+        self._meld_views: dict[tuple[Any, ...], MeldView] = {}
         dealer = self._rng.below(seats)  # R3: the first dealer is random
         self.events.append(Event(None, f"seat {dealer} deals first"))
         self._deal(dealer)
@@ -1255,16 +1259,23 @@ class Rummy500(GameState):
             legal_actions=tuple(str(a) for a in self.legal_actions()) if to_act == seat else (),
         )
 
-    def _hand_view(self, seat: int) -> HandView:
-        n = self.num_seats
-        melds = tuple(
-            MeldView(
+    def _meld_view(self, i: int, tm: TableMeld) -> MeldView:
+        key = (i, tm.is_run, *tm.placed)
+        cache = self._meld_views
+        view = cache.get(key)
+        if view is None:
+            if len(cache) >= 1024:
+                cache.clear()
+            view = cache[key] = MeldView(
                 i,
                 "run" if tm.is_run else "set",
                 tuple(PlacedView(CARD_BY_ID[a], CARD_BY_ID[c], s) for c, a, s in tm.placed),
             )
-            for i, tm in enumerate(self.table)
-        )
+        return view
+
+    def _hand_view(self, seat: int) -> HandView:
+        n = self.num_seats
+        melds = tuple([self._meld_view(i, tm) for i, tm in enumerate(self.table)])
         known = tuple(
             tuple(CARD_BY_ID[c] for c in sorted(k) for _ in range(k[c])) for k in self.known
         )
