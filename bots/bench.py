@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -32,14 +33,56 @@ PING = "/bench.PingPong/Echo"
 PAYLOAD = b"x" * 64
 
 
-async def _echo(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-    while (msg := await context.read()) is not grpc.aio.EOF:
-        await context.write(msg)
+def _ping_handler(count: list[int]) -> grpc.GenericRpcHandler:
+    """The echo service; ``count[0]`` counts the messages echoed."""
 
+    async def echo(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        while (msg := await context.read()) is not grpc.aio.EOF:
+            await context.write(msg)
+            count[0] += 1
 
-def _ping_handler() -> grpc.GenericRpcHandler:
-    handler = grpc.stream_stream_rpc_method_handler(_echo)
+    handler = grpc.stream_stream_rpc_method_handler(echo)
     return grpc.method_handlers_generic_handler("bench.PingPong", {"Echo": handler})
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system, every thread) process ``pid`` has used, from
+    ``/proc`` (Linux); None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+class _CpuWindow:
+    """CPU used by this process and by ``procs`` between :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, procs: list[subprocess.Popen[str]]) -> None:
+        self.procs = procs
+        self.own = 0.0
+        self.others: float | None = 0.0
+
+    def _others(self) -> float | None:
+        used = [cpu_seconds(p.pid) for p in self.procs]
+        return None if any(u is None for u in used) else sum(u for u in used if u is not None)
+
+    def start(self) -> None:
+        self.own, self.others = time.process_time(), self._others()
+
+    def stop(self, round_trips: int) -> tuple[float | None, float | None]:
+        """CPU µs per round trip: (this process, the others); None when not measurable."""
+        own, others = time.process_time() - self.own, self._others()
+        if round_trips <= 0:
+            return None, None
+        per = 1e6 / round_trips
+        if others is None or self.others is None:
+            return own * per, None
+        return own * per, (others - self.others) * per
 
 
 def _spawn(*args: str) -> subprocess.Popen[str]:
@@ -56,16 +99,28 @@ async def _wait(procs: list[subprocess.Popen[str]]) -> list[str]:
     return out
 
 
-async def _pingpong(streams: int, seconds: float, processes: int) -> float:
+async def _pingpong(streams: int, seconds: float, processes: int) -> dict[str, Any]:
+    count = [0]
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_ping_handler(),))
+    server.add_generic_rpc_handlers((_ping_handler(count),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
         shares = [streams // processes + (i < streams % processes) for i in range(processes)]
         procs = [_spawn("ping", f"127.0.0.1:{port}", str(n), str(seconds)) for n in shares if n]
+        # CPU is read over the middle of the clients' run (they start after their imports)
+        await asyncio.sleep(min(1.0, seconds / 4))
+        window = _CpuWindow(procs)
+        window.start()
+        before = count[0]
+        await asyncio.sleep(seconds / 2)
+        server_cpu, clients_cpu = window.stop(count[0] - before)
         outs = await _wait(procs)
-        return sum(json.loads(o)["round_trips_per_s"] for o in outs)
+        return {
+            "pingpong_per_s": sum(json.loads(o)["round_trips_per_s"] for o in outs),
+            "echo_server_cpu_us": server_cpu,
+            "echo_clients_cpu_us": clients_cpu,
+        }
     finally:
         await server.stop(0)
 
@@ -88,12 +143,15 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
             await asyncio.sleep(0.05)
         warm = 1.0
         await asyncio.sleep(warm)
+        window = _CpuWindow(procs)
+        window.start()
         n0 = sum(m.actions_taken for m in created)
         r0 = [len(m.referee_ns) for m in created]
         t0 = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - t0
         n1 = sum(m.actions_taken for m in created)
+        referee_cpu, bots_cpu = window.stop(n1 - n0)
         samples = [ns for m, k in zip(created, r0, strict=True) for ns in m.referee_ns[k:]]
         finished = sum(m.done.is_set() for m in created)
         await referee.close()
@@ -108,6 +166,8 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
         "referee_us_p50": statistics.median(samples) / 1000 if samples else 0.0,
         "referee_us_p99": samples[int(0.99 * (len(samples) - 1))] / 1000 if samples else 0.0,
         "matches_finished_early": finished,
+        "referee_cpu_us": referee_cpu,
+        "bots_cpu_us": bots_cpu,
     }
 
 
@@ -120,11 +180,12 @@ def run_bench(
     async def main() -> list[dict[str, Any]]:
         runs = []
         for _ in range(repeats):
-            ping = await _pingpong(matches, seconds, processes)
+            echo = await _pingpong(matches, seconds, processes)
             figures = await _referee(matches, seconds, game, processes)
+            ping = echo["pingpong_per_s"]
             runs.append(
                 {
-                    "pingpong_per_s": ping,
+                    **echo,
                     **figures,
                     "ratio": figures["decisions_per_s"] / ping if ping else 0.0,
                 }
@@ -135,6 +196,10 @@ def run_bench(
 
     def median(key: str) -> float:
         return float(statistics.median(r[key] for r in runs))
+
+    def median_of_known(key: str) -> float | None:
+        known = [r[key] for r in runs if r[key] is not None]
+        return float(statistics.median(known)) if known else None
 
     return {
         "game": game,
@@ -150,6 +215,11 @@ def run_bench(
         "ratio": median("ratio"),
         "ratio_min": min(r["ratio"] for r in runs),
         "ratio_max": max(r["ratio"] for r in runs),
+        # CPU per round trip of each side (None where /proc cannot be read)
+        "referee_cpu_us": median_of_known("referee_cpu_us"),
+        "bots_cpu_us": median_of_known("bots_cpu_us"),
+        "echo_server_cpu_us": median_of_known("echo_server_cpu_us"),
+        "echo_clients_cpu_us": median_of_known("echo_clients_cpu_us"),
         "runs": runs,
     }
 

@@ -34,6 +34,26 @@ def test_bench_referee_alternates_the_phases_and_reports_medians() -> None:
     ratios = sorted(r["ratio"] for r in runs)
     assert figures["ratio"] == (ratios[0] + ratios[1]) / 2  # the median of two runs
     assert figures["ratio_min"] == ratios[0] and figures["ratio_max"] == ratios[1]
+    for key in ("referee_cpu_us", "bots_cpu_us", "echo_server_cpu_us", "echo_clients_cpu_us"):
+        value = figures[key]  # None when the window saw no round trip (runs this short)
+        assert value is None or (isinstance(value, float) and value > 0), (key, value)
+
+
+def test_cpu_is_read_per_process_from_proc() -> None:
+    """The CPU per round trip the bench prints comes from each process's own CPU time."""
+    import os
+    import time
+
+    from bots.bench import cpu_seconds
+
+    before = cpu_seconds(os.getpid())
+    assert before is not None
+    end = time.process_time() + 0.2
+    while time.process_time() < end:  # use some CPU
+        pass
+    after = cpu_seconds(os.getpid())
+    assert after is not None and after - before >= 0.1
+    assert cpu_seconds(2**22 + 12345) is None  # no such process
 
 
 def test_bench_referee_refuses_nonsense_arguments() -> None:

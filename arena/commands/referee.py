@@ -167,6 +167,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"  ratio                {figures['ratio']:>10.2f}"
         f"   (runs: {figures['ratio_min']:.2f}–{figures['ratio_max']:.2f})"
     )
+    cpu = [figures[k] for k in ("referee_cpu_us", "bots_cpu_us")]
+    echo = [figures[k] for k in ("echo_server_cpu_us", "echo_clients_cpu_us")]
+    if None not in cpu and None not in echo:
+        print(
+            f"  CPU per round trip   referee {cpu[0]:.0f} µs + bots {cpu[1]:.0f} µs; "
+            f"echo server {echo[0]:.0f} µs + clients {echo[1]:.0f} µs"
+        )
     return 0
 
 
