@@ -706,10 +706,20 @@ def _packed(tag: bytes, values: Iterable[int]) -> bytes:
     return _delimited(tag, b"".join([_varint(v) for v in values]))
 
 
+_CARD_ENTRIES: dict[bytes, list[bytes]] = {}
+
+
+def _card_entries(tag: bytes) -> list[bytes]:
+    """The encoded entry of every card id in the string field of ``tag`` (made once)."""
+    entries = _CARD_ENTRIES.get(tag)
+    if entries is None:
+        entries = _CARD_ENTRIES[tag] = [_string(tag, text) if text else b"" for text in CARD_TEXT]
+    return entries
+
+
 def _card_table(field: int) -> list[bytes]:
     """The encoded entry of every card id in string field ``field``."""
-    tag = bytes(((field << 3) | 2,))
-    return [_string(tag, text) if text else b"" for text in CARD_TEXT]
+    return _card_entries(bytes(((field << 3) | 2,)))
 
 
 _MELD_CARDS = _card_table(1)  # Meld.cards
@@ -719,8 +729,6 @@ _PILE_CARDS = _card_table(8)  # GinHandView.discard_pile
 _TAKEN_CARD = _card_table(10)  # GinHandView.taken_from_discard
 _KNOCKER_DEADWOOD = _card_table(6)  # GinOutcome.knocker_deadwood
 _DEFENDER_DEADWOOD = _card_table(9)  # GinOutcome.defender_deadwood
-#: Encoded GinHandView.phase entries (a handful of phase names).
-_PHASES: dict[str, bytes] = {}
 #: Encoded Decision.legal_actions entries by text (bounded: cleared when full).
 _LEGAL: dict[str, bytes] = {}
 _LEGAL_MAX = 20_000
@@ -731,6 +739,23 @@ def _uint(tag: bytes, value: int) -> bytes:
     if not value:
         return b""
     return tag + (_VARINTS[value] if 0 < value < _SMALL else _varint(value))
+
+
+#: GinHandView fields 1-4 (player, opponent, dealer, phase) by their values.
+_HAND_HEADS: dict[tuple[int, int, int, str], bytes] = {}
+
+
+def _hand_head(player: int, opponent: int, dealer: int, phase_text: str) -> bytes:
+    key = (player, opponent, dealer, phase_text)
+    head = _HAND_HEADS.get(key)
+    if head is None:
+        head = _HAND_HEADS[key] = (
+            _uint(b"\x08", player)
+            + _uint(b"\x10", opponent)
+            + _uint(b"\x18", dealer)
+            + (_string(b"\x22", phase_text) if phase_text else b"")
+        )
+    return head
 
 
 def _hand_fields(
@@ -747,14 +772,8 @@ def _hand_fields(
     turns: int,
 ) -> bytes:
     """A GinHandView message's bytes, field by field (the fields of ``HandView``)."""
-    phase = _PHASES.get(phase_text)
-    if phase is None:
-        phase = _PHASES[phase_text] = _string(b"\x22", phase_text) if phase_text else b""
     parts = [
-        _uint(b"\x08", player),
-        _uint(b"\x10", opponent),
-        _uint(b"\x18", dealer),
-        phase,
+        _hand_head(player, opponent, dealer, phase_text),
         *[_HAND_CARDS[c] for c in hand],
         _uint(b"\x30", opponent_hand_size),
         *[_KNOWN_CARDS[c] for c in opponent_known],
@@ -811,8 +830,6 @@ _KNOWN_SUITS = _suit_tables(_KNOWN_CARDS)
 _DISCARD_SUITS = _suit_tables(
     [_string(b"\x1a", DISCARD_TEXTS[c]) if c in DISCARD_TEXTS else b"" for c in range(65)]
 )
-#: GinHandView fields 1-4 (player, opponent, dealer, phase) by their values.
-_HAND_HEADS: dict[tuple[int, int, int, str], bytes] = {}
 #: Encoded Decision.events entries by event (bounded: cleared when full).
 _EVENTS: dict[Event, bytes] = {}
 _EVENTS_MAX = 20_000
@@ -843,29 +860,20 @@ def _new_event_entry(e: Event) -> bytes:
     return entry
 
 
-def _gin_hand_block(hand: GinHand, player: int, pile_bytes: Callable[[list[Card]], bytes]) -> bytes:
+def _gin_hand_block(hand: GinHand, player: int, pile: bytes) -> bytes:
     """The GinHandView of ``player`` in ``hand`` as bytes, straight from the hand: equal
     to ``_hand_bytes(hand_view(hand, player))`` (``referee/games/gin_views.py`` says what
-    each field holds), by table look-ups (the referee's hot path); ``pile_bytes``
-    writes the discard pile's entries."""
+    each field holds), by table look-ups (the referee's hot path); ``pile`` is the
+    discard pile's entries."""
     dealer = hand.dealer
     opponent = dealer if player == hand.non_dealer else hand.non_dealer
-    phase = hand.phase
-    text = phase._value_  # not .value (a property) nor the member (hashed in Python)
-    key = (player, opponent, dealer, text)
-    head = _HAND_HEADS.get(key)
-    if head is None:
-        head = _HAND_HEADS[key] = (
-            _uint(b"\x08", player)
-            + _uint(b"\x10", opponent)
-            + _uint(b"\x18", dealer)
-            + (_string(b"\x22", text) if text else b"")
-        )
+    # the phase's _value_: not .value (a property) nor the member (hashed in Python)
+    key = (player, opponent, dealer, hand.phase._value_)
     hands = hand.hands
     mask = hands[player]
     h = _HAND_SUITS
     parts = [
-        head,
+        _HAND_HEADS.get(key) or _hand_head(*key),
         h[0][mask & 0x1FFF],
         h[1][mask >> 16 & 0x1FFF],
         h[2][mask >> 32 & 0x1FFF],
@@ -883,7 +891,7 @@ def _gin_hand_block(hand: GinHand, player: int, pile_bytes: Callable[[list[Card]
             k[2][known >> 32 & 0x1FFF],
             k[3][known >> 48 & 0x1FFF],
         )
-    parts.append(pile_bytes(hand.discard_pile))
+    parts.append(pile)
     stock = len(hand.deck) - hand.stock_pos
     if stock:
         parts.append(b"\x48" + _VARINTS[stock])
@@ -938,18 +946,17 @@ def _outcome_bytes(outcome: OutcomeView) -> bytes:
     return b"".join(parts)
 
 
-# The views that map by field name (Flip Flop, Rummy 500) are written to bytes by a
-# plan made once per dataclass and message type from the message's descriptor: the
-# same walk as :func:`dataclass_to_proto`, writing the canonical encoding instead of
-# filling a message (a submessage is present once any of its fields was set, as the
-# protobuf library has it).
+# The views that map by field name (Flip Flop, Rummy 500) are written to bytes by
+# writers compiled once per dataclass and message type, from the dataclass's field
+# types and the message's descriptor: the same walk as :func:`dataclass_to_proto`,
+# writing the canonical encoding instead of filling a message (a submessage is
+# present once any of its fields was set, as the protobuf library has it).
 
 _STRING = FieldDescriptor.TYPE_STRING
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
-#: (attribute, tag, is a string, has presence, the submessage's descriptor) per field.
-_PlanEntry = tuple[str, bytes, bool, bool, Any]
+#: (attribute, tag, has presence, the submessage's descriptor) per field.
+_PlanEntry = tuple[str, bytes, bool, Any]
 _PLANS: dict[tuple[type, Any], list[_PlanEntry]] = {}
-_CARD_ENTRIES: dict[bytes, list[bytes]] = {}
 
 
 def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
@@ -966,7 +973,6 @@ def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
             (
                 name,
                 _varint(number << 3 | (2 if fd.type in (_STRING, _MESSAGE) or fd.is_packed else 0)),
-                fd.type == _STRING,
                 fd.has_presence,
                 fd.message_type,
             )
@@ -975,72 +981,18 @@ def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
     return plan
 
 
-def _card_entries(tag: bytes) -> list[bytes]:
-    entries = _CARD_ENTRIES.get(tag)
-    if entries is None:
-        entries = _CARD_ENTRIES[tag] = [_string(tag, text) if text else b"" for text in CARD_TEXT]
-    return entries
-
-
 def _scalar(value: int) -> bytes:
     return _VARINTS[value] if 0 <= value < _SMALL else _varint(value)
-
-
-def _mapped_bytes(value: Any, descriptor: Any) -> bytes | None:
-    """Dataclass ``value`` as message ``descriptor`` in bytes; None when no field of it
-    would be set (the submessage stays absent)."""
-    parts: list[bytes] = []
-    touched = False
-    for name, tag, is_string, presence, sub in _plan(type(value), descriptor):
-        v = getattr(value, name)
-        if v is None:
-            continue
-        kind = type(v)
-        if kind is Card:
-            touched = True
-            parts.append(_card_entries(tag)[v])
-        elif kind is tuple:
-            if not v:
-                continue
-            touched = True
-            first = v[0]
-            if type(first) is Card:
-                entries = _card_entries(tag)
-                parts += [entries[c] for c in v]
-            elif type(first) is tuple:  # per-seat card lists: Cards messages
-                inner = _card_entries(b"\x0a")
-                for cards in v:
-                    parts.append(_delimited(tag, b"".join([inner[c] for c in cards])))
-            elif hasattr(type(first), "__dataclass_fields__"):
-                for item in v:
-                    parts.append(_delimited(tag, _mapped_bytes(item, sub) or b""))
-            elif is_string:
-                parts += [_string(tag, text) for text in v]
-            else:  # packed numbers
-                parts.append(_delimited(tag, b"".join([_scalar(int(x)) for x in v])))
-        elif kind is str:
-            touched = True
-            if v or presence:
-                parts.append(_string(tag, v))
-        elif kind is int or kind is bool:
-            touched = True
-            if v or presence:
-                parts.append(tag + _scalar(int(v)))
-        else:  # a nested dataclass
-            body = _mapped_bytes(v, sub)
-            if body is not None:
-                touched = True
-                parts.append(_delimited(tag, body))
-    return b"".join(parts) if touched else None
 
 
 #: view dataclass -> (the PlayerView field's tag, its message descriptor)
 _MAPPED_VIEWS: dict[type, tuple[bytes, Any]] = {}
 
 
-#: Writers compiled per (dataclass, message descriptor); None where the generic walk
-#: of :func:`_mapped_bytes` serves (a field type the compiler does not know).
-_COMPILED: dict[tuple[type, Any], Callable[[Any], bytes | None] | None] = {}
+#: Writers compiled per (dataclass, message descriptor); None where a field's type is
+#: not one the compiler knows (those views go through the protobuf messages).
+_Writer = Callable[[Any], bytes | None]
+_COMPILED: dict[tuple[type, Any], _Writer | None] = {}
 
 
 def _is_dataclass_type(hint: Any) -> bool:
@@ -1081,7 +1033,10 @@ def _field_lines(
             f"            parts.append(_string({t}, v))",
         ]
     if _is_dataclass_type(hint):
-        env[f"W_{name}"] = _compiled_writer(hint, sub)
+        writer = _compiled_writer(hint, sub)
+        if writer is None:
+            return None
+        env[f"W_{name}"] = writer
         return [
             *head,
             f"        body = W_{name}(v)",
@@ -1110,45 +1065,48 @@ def _field_lines(
             "            for cards in v:",
             f"                parts.append(_delimited({t}, b''.join([E_cards[c] for c in cards])))",
         ]
-    elif _is_dataclass_type(item):
-        env[f"W_{name}"] = _compiled_writer(item, sub)
+    elif _is_dataclass_type(item) and (writer := _compiled_writer(item, sub)) is not None:
+        env[f"W_{name}"] = writer
         body = [f"            parts += [_delimited({t}, W_{name}(x) or b'') for x in v]"]
     else:
         return None
     return [*head, "        if v:", "            touched = True", *body]
 
 
-def _compiled_writer(cls: type, descriptor: Any) -> Callable[[Any], bytes | None]:
+def _compiled_writer(cls: type, descriptor: Any) -> _Writer | None:
     """A function writing dataclass ``cls`` as message ``descriptor``, straight-line
-    code made once from the field types (as ``dataclasses`` makes ``__init__``); the
-    generic :func:`_mapped_bytes` where a field's type is not one known here."""
+    code made once from the field types (as ``dataclasses`` makes ``__init__``); None
+    when a field's type is not one known here."""
     key = (cls, descriptor)
     if key in _COMPILED:
-        found = _COMPILED[key]
-        return found or (lambda value: _mapped_bytes(value, descriptor))
-    _COMPILED[key] = None  # a fallback while compiling, and for any recursion
+        return _COMPILED[key]
+    _COMPILED[key] = None  # until it is made (a type that contains itself gets None)
     hints = _hints(cls)
     env: dict[str, Any] = {"_scalar": _scalar, "_string": _string, "_delimited": _delimited}
     lines = ["def write(value):", "    parts = []", "    touched = False"]
-    for name, tag, _is_string, presence, sub in _plan(cls, descriptor):
+    for name, tag, presence, sub in _plan(cls, descriptor):
         field_lines = _field_lines(name, hints[name], tag, presence, sub, env)
         if field_lines is None:
-            return lambda value: _mapped_bytes(value, descriptor)
+            return None
         lines += field_lines
     lines.append("    return b''.join(parts) if touched else None")
     exec("\n".join(lines), env)  # our own source, made from the dataclass fields
-    writer: Callable[[Any], bytes | None] = env["write"]
+    writer: _Writer = env["write"]
     _COMPILED[key] = writer
     return writer
 
 
 def _mapped_view_bytes(view: Any) -> bytes | None:
-    """The PlayerView of a view that maps by field name, in bytes; None for other views."""
+    """The PlayerView of a view that maps by field name, in bytes; None for other views
+    and for views no writer could be compiled for."""
     found = _MAPPED_VIEWS.get(type(view))
     if found is None:
         return None
     tag, descriptor = found
-    body = _compiled_writer(type(view), descriptor)(view)
+    write = _compiled_writer(type(view), descriptor)
+    if write is None:
+        return None
+    body = write(view)
     return b"" if body is None else _delimited(tag, body)
 
 
@@ -1269,15 +1227,15 @@ class DecisionEncoder:
             cols.append(_packed(b"\x32", wins))
         return b"".join(cols)
 
-    def hollywood_decision(
+    def decision_from_state(
         self, state: Any, seat: int, decision_id: int, seen: int, bank_ms: int
     ) -> tuple[bytes, Sequence[str], int] | None:
-        """The whole RefereeMessage of ``seat``'s decision in Hollywood Gin, written in
-        one pass from the state (the referee's hot path), with the legal action texts
-        and how many events the seat has now been sent (events from index ``seen``
-        on). Equal to :meth:`decision` of the seat's view and events
-        (tests/test_referee_codec.py); None for the other games, or when ``seat`` is
-        not to act."""
+        """The whole RefereeMessage of ``seat``'s decision written in one pass from the
+        state, for the games this encoder has a state writer for (Hollywood Gin; the
+        referee's hot path), with the legal action texts and how many events the seat
+        has now been sent (events from index ``seen`` on). Equal to :meth:`decision` of
+        the seat's view and events (tests/test_referee_codec.py); None for the other
+        games (the caller goes through the view), or when ``seat`` is not to act."""
         if type(state) is not HollywoodGin or state.over:
             return None
         hand = state.hand
@@ -1291,7 +1249,7 @@ class DecisionEncoder:
             self._sheet_columns = self._columns_bytes(
                 sheet.columns, sheet.column_winners, sheet.wins
             )
-        block = _gin_hand_block(hand, seat, self._pile_bytes)
+        block = _gin_hand_block(hand, seat, self._pile_bytes(hand.discard_pile))
         n = len(block)
         view = [
             _uint(b"\x08", seat),
@@ -1370,14 +1328,7 @@ class DecisionEncoder:
         """The RefereeMessage of one decision, serialised, around a PlayerView already
         in bytes (:meth:`view_bytes`)."""
         parts = [_uint(b"\x08", decision_id), _delimited(b"\x12", view_bytes)]
-        cache = _LEGAL
-        for text in legal:
-            entry = cache.get(text)
-            if entry is None:
-                if len(cache) >= _LEGAL_MAX:
-                    cache.clear()
-                entry = cache[text] = _string(b"\x1a", text)
-            parts.append(entry)
+        parts += [_legal_entry(text) for text in legal]
         if advice is not None:
             parts.append(_string(b"\x22", advice))
         known = _EVENTS

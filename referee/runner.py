@@ -291,7 +291,7 @@ class Match:
         create_future, call_at, loop_time = loop.create_future, loop.call_at, loop.time
         seats = self.seats
         encoder = self._encoder
-        fast_decision = encoder.hollywood_decision
+        from_state = encoder.decision_from_state
         decision_ms = self.clock.decision_ms
         referee_ns = self.referee_ns
         perf = time.perf_counter_ns
@@ -310,7 +310,7 @@ class Match:
                 continue
             texts: Sequence[str]
             bank = int(seat.clock.bank_ms)
-            fast = fast_decision(state, turn, did, seat.seen, bank)
+            fast = from_state(state, turn, did, seat.seen, bank)
             if fast is not None:  # the message straight from the state
                 msg, texts, seat.seen = fast
             else:

@@ -64,7 +64,7 @@ def test_answer_bytes_equal_the_protobuf_encoding() -> None:
 
 
 @pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
-def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> None:
+def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int) -> None:
     """Hollywood Gin's decisions are written in one pass straight from the engine state
     on the referee's hot path; each must be byte for byte the protobuf library's
     encoding of the same Decision (the view, the legal actions, the events the seat
@@ -80,7 +80,7 @@ def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> N
         did = 0
         while (turn := state.to_act()) is not None:
             bank = rng.choice((0, 90, 30_000, 2**20))
-            got = fast.hollywood_decision(state, turn, did, seen[turn], bank)
+            got = fast.decision_from_state(state, turn, did, seen[turn], bank)
             assert got is not None
             message, texts, seen_after = got
             view = state.view(turn)
@@ -92,7 +92,7 @@ def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> N
             seen[turn] = seen_after
             state.apply(rng.choice(state.legal_actions()))
             did += rng.choice((1, 1, 20_000))
-        assert fast.hollywood_decision(state, 0, did, 0, 0) is None  # the match is over
+        assert fast.decision_from_state(state, 0, did, 0, 0) is None  # the match is over
     # the legal blocks kept are the fixed draw and upcard lists, never the arrangements
     assert set(codec._LEGAL_BLOCKS) <= {
         ("draw stock", "draw discard"),
@@ -102,9 +102,9 @@ def test_hollywood_decision_bytes_equal_the_protobuf_encoding(variant: int) -> N
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
-def test_hollywood_decision_is_only_for_hollywood_gin(game: str) -> None:
+def test_decision_from_state_is_only_for_the_games_it_knows(game: str) -> None:
     state = get_game(game).new_match(1)
-    assert codec.DecisionEncoder(5000).hollywood_decision(state, 0, 0, 0, 0) is None
+    assert codec.DecisionEncoder(5000).decision_from_state(state, 0, 0, 0, 0) is None
 
 
 def test_mapped_views_keep_protobufs_presence_rules() -> None:
