@@ -860,75 +860,6 @@ def _new_event_entry(e: Event) -> bytes:
     return entry
 
 
-def _gin_hand_block(hand: GinHand, player: int, pile: bytes) -> bytes:
-    """The GinHandView of ``player`` in ``hand`` as bytes, straight from the hand: equal
-    to ``_hand_bytes(hand_view(hand, player))`` (``referee/games/gin_views.py`` says what
-    each field holds), by table look-ups (the referee's hot path); ``pile`` is the
-    discard pile's entries."""
-    dealer = hand.dealer
-    opponent = dealer if player == hand.non_dealer else hand.non_dealer
-    # the phase's _value_: not .value (a property) nor the member (hashed in Python)
-    key = (player, opponent, dealer, hand.phase._value_)
-    hands = hand.hands
-    mask = hands[player]
-    h = _HAND_SUITS
-    parts = [
-        _HAND_HEADS.get(key) or _hand_head(*key),
-        h[0][mask & 0x1FFF],
-        h[1][mask >> 16 & 0x1FFF],
-        h[2][mask >> 32 & 0x1FFF],
-        h[3][mask >> 48 & 0x1FFF],
-    ]
-    size = hands[opponent].bit_count()
-    if size:
-        parts.append(b"\x30" + _VARINTS[size])
-    known = hand.known[opponent]
-    if known:
-        k = _KNOWN_SUITS
-        parts += (
-            k[0][known & 0x1FFF],
-            k[1][known >> 16 & 0x1FFF],
-            k[2][known >> 32 & 0x1FFF],
-            k[3][known >> 48 & 0x1FFF],
-        )
-    parts.append(pile)
-    stock = len(hand.deck) - hand.stock_pos
-    if stock:
-        parts.append(b"\x48" + _VARINTS[stock])
-    if hand.turn == player and hand.taken >= 0:
-        parts.append(_TAKEN_CARD[hand.taken])
-    turns = hand.turns
-    if turns:
-        parts.append(b"\x58" + (_VARINTS[turns] if turns < _SMALL else _varint(turns)))
-    return b"".join(parts)
-
-
-def _gin_legal_block(hand: GinHand, texts: tuple[str, ...]) -> bytes:
-    """The Decision.legal_actions entries of ``texts``, the legal actions of ``hand``'s
-    player: in the discard phase from the suit tables (the discards come first, in card
-    id order, then the knocks: ``GinHand._discard_actions``)."""
-    if hand.phase is Phase.DISCARD:
-        mask = hand.hands[hand.turn]
-        if hand.taken >= 0:
-            mask &= ~(1 << hand.taken)
-        d = _DISCARD_SUITS
-        parts = [
-            d[0][mask & 0x1FFF],
-            d[1][mask >> 16 & 0x1FFF],
-            d[2][mask >> 32 & 0x1FFF],
-            d[3][mask >> 48 & 0x1FFF],
-        ]
-        for text in texts[mask.bit_count() :]:  # the knocks
-            parts.append(_legal_entry(text))
-        return b"".join(parts)
-    block = _LEGAL_BLOCKS.get(texts)
-    if block is None:
-        block = b"".join([_legal_entry(t) for t in texts])
-        if hand.phase is not Phase.ARRANGE:  # draw and upcard: a handful of fixed lists
-            _LEGAL_BLOCKS[texts] = block
-    return block
-
-
 def _outcome_bytes(outcome: OutcomeView) -> bytes:
     parts = [_string(b"\x0a", outcome.kind) if outcome.kind else b""]
     if outcome.winner is not None:
@@ -1131,11 +1062,12 @@ class DecisionEncoder:
         "_clock_ms",
         "_columns",
         "_columns_key",
+        "_hand_tail",
+        "_heads",
         "_outcome",
         "_outcome_key",
         "_pile",
         "_pile_ids",
-        "_sheet_columns",
         "_sheet_len",
     )
 
@@ -1148,24 +1080,11 @@ class DecisionEncoder:
         self._columns_key: tuple[Any, ...] | None = None
         self._columns = b""
         self._sheet_len = -1
-        self._sheet_columns = b""
+        # per hand: HollywoodView fields 1-3 by seat, and fields 5-7 (columns, showdown)
+        self._heads: list[bytes] = []
+        self._hand_tail = b""
         self._pile_ids: list[Card] = []
         self._pile = b""
-
-    def _pile_bytes(self, pile: list[Card]) -> bytes:
-        """The discard pile's GinHandView entries. A pile changes at its top, a card at a
-        time, so the last one written is reused, or extended by the new top card."""
-        known = self._pile_ids
-        n = len(pile)
-        if n == len(known) and pile == known:
-            return self._pile
-        if n == len(known) + 1 and pile[:-1] == known:
-            data = self._pile + _PILE_CARDS[pile[-1]]
-        else:
-            data = b"".join([_PILE_CARDS[c] for c in pile])
-        self._pile_ids = pile.copy()
-        self._pile = data
-        return data
 
     def _last_hand(self, tag: bytes, outcome: OutcomeView) -> bytes:
         if outcome is not self._outcome_key and outcome != self._outcome_key:
@@ -1235,60 +1154,144 @@ class DecisionEncoder:
         referee's hot path), with the legal action texts and how many events the seat
         has now been sent (events from index ``seen`` on). Equal to :meth:`decision` of
         the seat's view and events (tests/test_referee_codec.py); None for the other
-        games (the caller goes through the view), or when ``seat`` is not to act."""
+        games (the caller goes through the view), or when ``seat`` is not to act.
+
+        One function on purpose: the referee runs it between gRPC's work on the same
+        core, where every call and every object it touches costs a cache miss, so the
+        GinHandView (``referee/games/gin_views.py`` says what each field holds) is
+        written by table look-ups in place: the hand's cards, the opponent's known
+        cards and the discards are four look-ups each (``_SuitEntries``), the discard
+        pile is the last one written or extended by its new top card, and what changes
+        only when a hand ends is kept per hand."""
         if type(state) is not HollywoodGin or state.over:
             return None
-        hand = state.hand
+        hand: GinHand = state.hand
         if hand.turn != seat:
             return None
-        texts = hand.texts()
+        texts = hand.legal_texts
+        if texts is None:
+            texts = hand.texts()
         played = len(state.sheet)
-        if played != self._sheet_len:  # the columns change only when a hand ends
-            sheet = state.score_sheet
-            self._sheet_len = played
-            self._sheet_columns = self._columns_bytes(
-                sheet.columns, sheet.column_winners, sheet.wins
-            )
-        block = _gin_hand_block(hand, seat, self._pile_bytes(hand.discard_pile))
-        n = len(block)
-        view = [
-            _uint(b"\x08", seat),
-            b"\x10" + _VARINTS[seat],
-            b"\x18" + _varint(played + 1),
-            b"\x22",
-            _VARINTS[n] if n < _SMALL else _varint(n),
-            block,
-            self._sheet_columns,
+        if played != self._sheet_len:
+            self._new_hand(state, played)
+        V = _VARINTS
+        # GinHandView: fields 1-4, the hand, the opponent's hand size and known cards
+        dealer = hand.dealer
+        opponent = dealer if seat == hand.non_dealer else hand.non_dealer
+        phase = hand.phase
+        key = (seat, opponent, dealer, phase._value_)  # not .value: a property
+        hands = hand.hands
+        mask = hands[seat]
+        h = _HAND_SUITS
+        block = [
+            _HAND_HEADS.get(key) or _hand_head(*key),
+            h[0][mask & 0x1FFF],
+            h[1][mask >> 16 & 0x1FFF],
+            h[2][mask >> 32 & 0x1FFF],
+            h[3][mask >> 48 & 0x1FFF],
         ]
-        last = state.last_hand
-        if last is not None:
-            view.append(self._last_hand(b"\x3a", last))
-        hollywood = b"".join(view)
+        size = hands[opponent].bit_count()
+        if size:
+            block.append(b"\x30" + V[size])
+        known = hand.known[opponent]
+        if known:
+            k = _KNOWN_SUITS
+            block += (
+                k[0][known & 0x1FFF],
+                k[1][known >> 16 & 0x1FFF],
+                k[2][known >> 32 & 0x1FFF],
+                k[3][known >> 48 & 0x1FFF],
+            )
+        # the discard pile changes at its top, a card at a time
+        pile = hand.discard_pile
+        ids = self._pile_ids
+        n = len(pile)
+        if n != len(ids) or pile != ids:
+            if n == len(ids) + 1 and pile[:-1] == ids:
+                self._pile += _PILE_CARDS[pile[-1]]
+            else:
+                self._pile = b"".join([_PILE_CARDS[c] for c in pile])
+            self._pile_ids = pile.copy()
+        block.append(self._pile)
+        stock = len(hand.deck) - hand.stock_pos
+        if stock:
+            block.append(b"\x48" + V[stock])
+        taken = hand.taken
+        if taken >= 0:
+            block.append(_TAKEN_CARD[taken])
+        turns = hand.turns
+        if turns:
+            block.append(b"\x58" + (V[turns] if turns < _SMALL else _varint(turns)))
+        hand_bytes = b"".join(block)
+        # HollywoodView: fields 1-3, the hand (4), then the columns and the showdown
+        n = len(hand_bytes)
+        hollywood = b"".join(
+            (
+                self._heads[seat],
+                b"\x22",
+                V[n] if n < _SMALL else _varint(n),
+                hand_bytes,
+                self._hand_tail,
+            )
+        )
         n = len(hollywood)
-        player_view = b"\x0a" + (_VARINTS[n] if n < _SMALL else _varint(n)) + hollywood
-        n = len(player_view)
+        view = b"\x0a" + (V[n] if n < _SMALL else _varint(n)) + hollywood
+        n = len(view)
         parts = [
             _uint(b"\x08", decision_id),
             b"\x12",
-            _VARINTS[n] if n < _SMALL else _varint(n),
-            player_view,
-            _gin_legal_block(hand, texts),
+            V[n] if n < _SMALL else _varint(n),
+            view,
         ]
+        # Decision.legal_actions: the discards by suit, then the knocks (the order of
+        # GinHand._discard_actions); the draw and upcard lists are a handful, kept
+        if phase is Phase.DISCARD:
+            if taken >= 0:
+                mask &= ~(1 << taken)
+            d = _DISCARD_SUITS
+            parts += (
+                d[0][mask & 0x1FFF],
+                d[1][mask >> 16 & 0x1FFF],
+                d[2][mask >> 32 & 0x1FFF],
+                d[3][mask >> 48 & 0x1FFF],
+            )
+            for text in texts[mask.bit_count() :]:
+                parts.append(_LEGAL.get(text) or _legal_entry(text))
+        else:
+            legal = _LEGAL_BLOCKS.get(texts)
+            if legal is None:
+                legal = b"".join([_legal_entry(t) for t in texts])
+                if phase is not Phase.ARRANGE:  # never keep the knocker's arrangements
+                    _LEGAL_BLOCKS[texts] = legal
+            parts.append(legal)
         events = state.events
-        if seen < len(events):
-            known = _EVENTS
-            parts += [
-                known.get(e) or _new_event_entry(e)
-                for e in events[seen:]
-                if e.visible_to is None or seat in e.visible_to
-            ]
-        if bank_ms != self._bank_ms:
+        count = len(events)
+        if seen < count:
+            entries = _EVENTS
+            for e in events[seen:]:
+                if e.visible_to is None or seat in e.visible_to:
+                    parts.append(entries.get(e) or _new_event_entry(e))
+        if bank_ms != self._bank_ms:  # the bank changes only when a seat runs over
             self._bank_ms = bank_ms
             self._clock = _delimited(b"\x32", self._clock_ms + _uint(b"\x10", bank_ms))
         parts.append(self._clock)
         body = b"".join(parts)
         n = len(body)
-        return b"\x12" + (_VARINTS[n] if n < _SMALL else _varint(n)) + body, texts, len(events)
+        return b"\x12" + (V[n] if n < _SMALL else _varint(n)) + body, texts, count
+
+    def _new_hand(self, state: HollywoodGin, played: int) -> None:
+        """What a Hollywood Gin decision holds that changes only when a hand ends: the
+        HollywoodView fields before the hand (seat, to act, hand number) by seat, and
+        those after it (the columns, the last hand's showdown)."""
+        self._sheet_len = played
+        number = b"\x18" + _varint(played + 1)
+        self._heads = [_uint(b"\x08", s) + b"\x10" + _VARINTS[s] + number for s in (0, 1)]
+        sheet = state.score_sheet
+        tail = self._columns_bytes(sheet.columns, sheet.column_winners, sheet.wins)
+        last = state.last_hand
+        if last is not None:
+            tail += self._last_hand(b"\x3a", last)
+        self._hand_tail = tail
 
     def view_bytes(self, view: Any) -> bytes:
         """The PlayerView message of ``view`` as bytes."""
