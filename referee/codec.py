@@ -1343,6 +1343,13 @@ class DecisionEncoder:
         return _delimited(b"\x12", b"".join(parts))  # RefereeMessage.decision
 
 
+def answer_head(decision_id: int) -> bytes:
+    """What an Answer to ``decision_id`` by index holds before the index: the referee
+    reads ``BotMessage.answer`` bytes of the form ``0x12 LEN answer_head(id) INDEX``
+    (the form :func:`answer_bytes` writes, index below 128) without parsing them."""
+    return _uint(b"\x08", decision_id) + b"\x10"
+
+
 def answer_bytes(decision_id: int, index: int) -> bytes:
     """A BotMessage answering ``decision_id`` with legal action ``index``, serialised
     (the bot side's hot path: equal to the protobuf library's encoding)."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from referee import codec
 from referee.clock import ClockRules, SeatClock
+from referee.codec import answer_head
 from referee.engine import Action, EngineError, GameState, Result, get_game
 from referee.record import STATUSES, ActionEntry, MatchRecord, SeatEntry, options_dict
 from rummyarena.v1 import bot_pb2, common_pb2
@@ -99,6 +100,9 @@ class Seat:
     seen: int = 0  # events already sent to this seat
     pending_id: int = -1
     pending: asyncio.Future[Any] | None = None
+    # the bytes an Answer to the pending decision by index holds before the index
+    # (codec.answer_head): the service reads such answers without parsing them
+    answer_head: bytes = b""
     expired: deque[int] = field(default_factory=lambda: deque(maxlen=EXPIRED_KEPT))
 
     def entry(self) -> SeatEntry:
@@ -225,6 +229,13 @@ class Match:
                 ),
             )
 
+    def on_index(self, seat: Seat, index: int) -> None:
+        """An Answer by ``index`` to the seat's pending decision (the service has matched
+        its bytes against ``seat.answer_head``)."""
+        fut = seat.pending
+        if fut is not None and not fut.done():
+            fut.set_result(("answer", index))
+
     def on_error(self, seat: Seat, error: bot_pb2.BotError) -> None:
         """A BotError from the seat: the bot failed to decide."""
         if seat.pending is not None and error.decision_id == seat.pending_id:
@@ -329,9 +340,21 @@ class Match:
                 )
             fut: asyncio.Future[Outcome] = create_future()
             seat.pending, seat.pending_id = fut, did
+            seat.answer_head = answer_head(did)
             sent = perf()
             referee_ns.append(sent - t0)
-            ok = await self._send(seat, msg)
+            link = seat.link
+            ok = False
+            if link is not None and not link.closed:  # _send, inline
+                ok = True
+                link.writing = True
+                try:
+                    await link.write(msg)
+                except Exception as exc:  # the stream broke under us
+                    self.detach(seat, f"write failed: {exc}")
+                    ok = False
+                finally:
+                    link.writing = False
             if ok and not fut.done():
                 # one watchdog timer per match, moved only when it would fire too late
                 deadline = self._deadline = loop_time() + seat.clock.allowance_s()
@@ -350,9 +373,12 @@ class Match:
             t0 = perf()
             elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
+            seat.answer_head = b""
             # the common case inline: a legal answer within the decision limit
             if outcome[0] == "answer" and elapsed_ms <= decision_ms:
-                index, _ = self._pick(outcome[1], legal, texts)
+                index = outcome[1]
+                if type(index) is not int or index >= len(legal):
+                    index, _ = self._pick(index, legal, texts)
                 if index is not None:
                     seat.clock.charge(elapsed_ms)
                     self._apply(
@@ -429,9 +455,14 @@ class Match:
         self._apply(seat, action, think_us, fault)
 
     def _pick(
-        self, answer: bot_pb2.Answer, legal: list[Action], texts: Sequence[str]
+        self, answer: bot_pb2.Answer | int, legal: list[Action], texts: Sequence[str]
     ) -> tuple[int | None, str]:
-        """The index of the legal action an answer names, or None and what is wrong."""
+        """The index of the legal action an answer (or an index read by the service)
+        names, or None and what is wrong."""
+        if isinstance(answer, int):
+            if answer < len(legal):
+                return answer, ""
+            return None, f"index {answer} is out of range: {len(legal)} legal actions"
         which = answer.WhichOneof("choice")
         if which == "index":
             if answer.index < len(legal):

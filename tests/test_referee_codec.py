@@ -63,6 +63,17 @@ def test_answer_bytes_equal_the_protobuf_encoding() -> None:
             assert codec.answer_bytes(did, index) == msg.SerializeToString()
 
 
+def test_answer_head_is_what_an_answer_by_index_holds_before_the_index() -> None:
+    """The service reads answers of the form 0x12 LEN answer_head(id) INDEX without
+    parsing them: that must be exactly the canonical encoding of an Answer by index."""
+    for did in (0, 1, 127, 128, 300, 2**40):
+        head = codec.answer_head(did)
+        for index in (0, 1, 127):
+            raw = codec.answer_bytes(did, index)
+            assert raw == b"\x12" + bytes((len(head) + 1,)) + head + bytes((index,))
+        assert codec.answer_bytes(did, 128)[2:-2] == head  # two bytes: parsed, not read
+
+
 @pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
 def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int) -> None:
     """Hollywood Gin's decisions are written in one pass straight from the engine state

@@ -61,7 +61,7 @@ def test_hanging_bot_times_out_uses_its_bank_then_forfeits(ref: RefereeProcess) 
 
 
 def test_crash_illegal_and_exit_each_get_their_status(ref: RefereeProcess) -> None:
-    m = ref.create("gin-three", 3, seed=4, options={"max_hands": 1}, strike_limit=1)
+    m = ref.create("gin-three", 3, seed=4, options={"max_hands": 1}, strike_limit=2)
     procs = [
         start_bot(
             TEST_BOTS / "fault_bot.py", ref.address, tok, ARENA_FAULT=fault, ARENA_FAULT_AT="2"
@@ -71,7 +71,9 @@ def test_crash_illegal_and_exit_each_get_their_status(ref: RefereeProcess) -> No
     results = wait_all(procs)
     record = ref.record(m.match_id)
     assert statuses(record) == [("crashed", True), ("invalid", True), ("disconnected", True)]
-    assert [s.strikes for s in record.seats] == [2, 2, 0]
+    assert [s.strikes for s in record.seats] == [3, 3, 0]
+    invalid = [a for a in record.actions if a.seat == 1 and a.source == "invalid"]
+    assert len(invalid) == 3  # the text, then both indexes out of range
     assert results[2][0] == 3  # the exiting bot died with its own code
     assert results[0][0] == 0 and results[1][0] == 0, results  # the others saw the end
     assert record.result is not None

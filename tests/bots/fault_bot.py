@@ -1,6 +1,6 @@
 """A test bot that misbehaves at its ARENA_FAULT_AT-th decision, as ARENA_FAULT says:
 `crash` (its code raises, every time from then on), `exit` (the process dies),
-`illegal` (answers a card it cannot hold, then an index out of range, ...)."""
+`illegal` (answers a card it cannot hold, then indexes out of range, ...)."""
 
 import os
 import random
@@ -25,5 +25,7 @@ class FaultBot(Bot):
             if self.fault == "exit":
                 os._exit(3)
             if self.fault == "illegal":
-                return "discard JK" if self.count % 2 else 10_000
+                # a text it cannot play, an index out of range that the referee reads
+                # from the bytes (below 128), and one it parses (two varint bytes)
+                return ("discard JK", 99, 10_000)[self.count % 3]
         return self.rng.randrange(len(request.legal_actions))
