@@ -21,7 +21,7 @@ from referee.actions import DISCARD_TEXTS
 from referee.cards import CARD_BY_ID, Card, parse_card
 from referee.clock import ClockRules
 from referee.engine import EngineError, Event, Result
-from referee.games.gin_hand import GinHand, Phase
+from referee.games.gin_hand import PHASE_ARRANGE, PHASE_DISCARD, GinHand
 from referee.games.gin_three import GinThreeView, Roles
 from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodGin, HollywoodView
@@ -1245,7 +1245,7 @@ class DecisionEncoder:
         ]
         # Decision.legal_actions: the discards by suit, then the knocks (the order of
         # GinHand._discard_actions); the draw and upcard lists are a handful, kept
-        if phase is Phase.DISCARD:
+        if phase is PHASE_DISCARD:
             if taken >= 0:
                 mask &= ~(1 << taken)
             d = _DISCARD_SUITS
@@ -1261,7 +1261,7 @@ class DecisionEncoder:
             legal = _LEGAL_BLOCKS.get(texts)
             if legal is None:
                 legal = b"".join([_legal_entry(t) for t in texts])
-                if phase is not Phase.ARRANGE:  # never keep the knocker's arrangements
+                if phase is not PHASE_ARRANGE:  # never keep the knocker's arrangements
                     _LEGAL_BLOCKS[texts] = legal
             parts.append(legal)
         events = state.events

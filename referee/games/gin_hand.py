@@ -105,6 +105,26 @@ class Phase(Enum):
     OVER = "over"
 
 
+#: The phases as module constants: an Enum member read through its class costs a
+#: descriptor call every time, and the referee reads them at every decision.
+PHASE_UPCARD_NON_DEALER = Phase.UPCARD_NON_DEALER
+PHASE_UPCARD_DEALER = Phase.UPCARD_DEALER
+PHASE_DRAW = Phase.DRAW
+PHASE_DRAW_STOCK_ONLY = Phase.DRAW_STOCK_ONLY
+PHASE_DISCARD = Phase.DISCARD
+PHASE_ARRANGE = Phase.ARRANGE
+PHASE_OVER = Phase.OVER
+
+#: The public events of a turn by seat (Gin for three's seats are 0-2) and card, made
+#: once: events are immutable, so every match's log holds the same objects.
+DRAW_STOCK_EVENTS = tuple(Event(s, "draw stock") for s in range(3))
+PASS_EVENTS = tuple(Event(s, "pass") for s in range(3))
+DISCARD_EVENTS = tuple({c: Event(s, t) for c, t in DISCARD_TEXTS.items()} for s in range(3))
+DRAW_DISCARD_EVENTS = tuple(
+    {c: Event(s, t) for c, t in DRAW_DISCARD_TEXTS.items()} for s in range(3)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class HandOutcome:
     """How a hand ended (G9, G10)."""
@@ -200,7 +220,7 @@ class GinHand:
         self.known = {non_dealer: 0, dealer: 0}  # cards the opponent saw them take
         self.discard_pile: list[Card] = [deck[2 * HAND_SIZE]]
         self.stock_pos = 2 * HAND_SIZE + 1
-        self.phase = Phase.UPCARD_NON_DEALER
+        self.phase = PHASE_UPCARD_NON_DEALER
         self.turn = non_dealer
         self.taken = -1  # the card taken from the discard pile this turn
         self.turns = 0
@@ -256,18 +276,18 @@ class GinHand:
 
     def _legal_actions(self) -> list[Action]:
         phase = self.phase
-        if phase is Phase.DISCARD:
+        if phase is PHASE_DISCARD:
             return self._discard_actions()
-        if phase is Phase.DRAW:
+        if phase is PHASE_DRAW:
             self.legal_texts = _DRAW_TEXTS
             return [DRAW_STOCK, DRAW_DISCARD]
-        if phase is Phase.UPCARD_NON_DEALER or phase is Phase.UPCARD_DEALER:
+        if phase is PHASE_UPCARD_NON_DEALER or phase is PHASE_UPCARD_DEALER:
             self.legal_texts = _UPCARD_TEXTS
             return [DRAW_DISCARD, PASS]
-        if phase is Phase.DRAW_STOCK_ONLY:
+        if phase is PHASE_DRAW_STOCK_ONLY:
             self.legal_texts = _STOCK_ONLY_TEXTS
             return [DRAW_STOCK]
-        if phase is Phase.ARRANGE:
+        if phase is PHASE_ARRANGE:
             return [arrange_action(a) for a in self.arrangements]
         return []
 
@@ -299,27 +319,27 @@ class GinHand:
             self.stock_pos += 1
             self.hands[seat] |= 1 << card
             self.taken = -1
-            self.phase = Phase.DISCARD
-            events.append(Event(seat, "draw stock"))
+            self.phase = PHASE_DISCARD
+            events.append(DRAW_STOCK_EVENTS[seat])
             events.append(Event(seat, DREW_TEXTS[card], self.audience[seat]))
         elif isinstance(action, DrawDiscard):
             card = self.discard_pile.pop()
             self.hands[seat] |= 1 << card
             self.known[seat] |= 1 << card
             self.taken = card
-            self.phase = Phase.DISCARD
-            events.append(Event(seat, DRAW_DISCARD_TEXTS[card]))
+            self.phase = PHASE_DISCARD
+            events.append(DRAW_DISCARD_EVENTS[seat][card])
         elif isinstance(action, Discard):
             self._discard(seat, action.card)
-            events.append(Event(seat, DISCARD_TEXTS[action.card]))
+            events.append(DISCARD_EVENTS[seat][action.card])
             self._end_turn(seat)
         elif isinstance(action, Pass):
-            events.append(Event(seat, "pass"))
-            if self.phase is Phase.UPCARD_NON_DEALER:
-                self.phase = Phase.UPCARD_DEALER
+            events.append(PASS_EVENTS[seat])
+            if self.phase is PHASE_UPCARD_NON_DEALER:
+                self.phase = PHASE_UPCARD_DEALER
                 self.turn = self.dealer
             else:
-                self.phase = Phase.DRAW_STOCK_ONLY
+                self.phase = PHASE_DRAW_STOCK_ONLY
                 self.turn = self.non_dealer
         elif isinstance(action, Knock):
             self._discard(seat, action.card)
@@ -329,7 +349,7 @@ class GinHand:
             if len(self.arrangements) == 1:  # C7: not a choice, the referee does it
                 self._settle(seat, self.arrangements[0])
             else:
-                self.phase = Phase.ARRANGE
+                self.phase = PHASE_ARRANGE
         elif isinstance(action, Arrange):
             chosen = next(
                 a for a in self.arrangements if tuple(m.cards for m in a.melds) == action.melds
@@ -346,16 +366,17 @@ class GinHand:
 
     def _end_turn(self, seat: int) -> None:
         self.turns += 1
-        if self.stock_size <= STOCK_LEFT_FOR_DRAW or self.turns > self.rules.max_turns:
-            self.phase = Phase.OVER
+        stock = len(self.deck) - self.stock_pos
+        if stock <= STOCK_LEFT_FOR_DRAW or self.turns > self.rules.max_turns:
+            self.phase = PHASE_OVER
             self.outcome = HandOutcome(None, 0, "drawn")
             why = (
                 "two cards left in the stock" if self.turns <= self.rules.max_turns else "turn cap"
             )
             self.events.append(Event(None, f"hand drawn ({why})"))
             return
-        self.turn = self.opponent(seat)
-        self.phase = Phase.DRAW
+        self.turn = self.dealer if seat == self.non_dealer else self.non_dealer
+        self.phase = PHASE_DRAW
 
     def _settle(self, knocker: int, shown: Arrangement) -> None:
         """Score the hand after a knock (G7, G8, G9)."""
@@ -376,7 +397,7 @@ class GinHand:
         self.events.append(Event(defender, f"defends {_describe_defence(defence)}"))
         self.events.append(Event(None, f"{kind}: seat {winner} scores {points}"))
         self.outcome = HandOutcome(winner, points, kind, knocker, shown, defence)
-        self.phase = Phase.OVER
+        self.phase = PHASE_OVER
         self.arrangements = []
 
 

@@ -18,7 +18,13 @@ from referee.engine import (
     ranks_from_scores,
     register,
 )
-from referee.games.gin_hand import GinHand, GinMatchOptions, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_hand import (
+    PHASE_OVER,
+    GinHand,
+    GinMatchOptions,
+    HandOutcome,
+    parse_gin_action,
+)
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
 
@@ -181,7 +187,7 @@ class GinThree(GameState):
         hand.apply(action)
         if was_captain:
             self.advice, self.advised = None, False
-        if hand.phase is Phase.OVER:
+        if hand.phase is PHASE_OVER:
             assert hand.outcome is not None
             self._score(hand.outcome)
 

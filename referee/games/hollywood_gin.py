@@ -14,7 +14,13 @@ from referee.engine import (
     Result,
     register,
 )
-from referee.games.gin_hand import GinHand, GinMatchOptions, HandOutcome, Phase, parse_gin_action
+from referee.games.gin_hand import (
+    PHASE_OVER,
+    GinHand,
+    GinMatchOptions,
+    HandOutcome,
+    parse_gin_action,
+)
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
 COLUMNS = 3
@@ -123,7 +129,7 @@ class HollywoodGin(GameState):
     def apply(self, action: Action) -> None:
         hand = self.hand
         hand.apply(action)
-        if hand.phase is Phase.OVER:
+        if hand.phase is PHASE_OVER:
             assert hand.outcome is not None
             self._score(hand, hand.outcome)
 
