@@ -1202,13 +1202,16 @@ class DecisionEncoder:
                 k[2][known >> 32 & 0x1FFF],
                 k[3][known >> 48 & 0x1FFF],
             )
-        # the discard pile changes at its top, a card at a time
+        # the discard pile changes at its top, a card at a time (a discard puts one
+        # there, a draw takes it): the last one written, with its top card put or taken
         pile = hand.discard_pile
         ids = self._pile_ids
         n = len(pile)
         if n != len(ids) or pile != ids:
             if n == len(ids) + 1 and pile[:-1] == ids:
                 self._pile += _PILE_CARDS[pile[-1]]
+            elif n == len(ids) - 1 and pile == ids[:-1]:
+                self._pile = self._pile[: -len(_PILE_CARDS[ids[-1]])]
             else:
                 self._pile = b"".join([_PILE_CARDS[c] for c in pile])
             self._pile_ids = pile.copy()
