@@ -1356,5 +1356,6 @@ def answer_head(decision_id: int) -> bytes:
 def answer_bytes(decision_id: int, index: int) -> bytes:
     """A BotMessage answering ``decision_id`` with legal action ``index``, serialised
     (the bot side's hot path: equal to the protobuf library's encoding)."""
-    body = _uint(b"\x08", decision_id) + b"\x10" + _varint(index)
-    return _delimited(b"\x12", body)  # BotMessage.answer
+    did = b"\x08" + _varint(decision_id) if decision_id else b""
+    body = did + b"\x10" + (_VARINTS[index] if 0 <= index < _SMALL else _varint(index))
+    return b"\x12" + _VARINTS[len(body)] + body  # BotMessage.answer (under 128 bytes)

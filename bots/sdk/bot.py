@@ -66,7 +66,7 @@ class Request:
         request.decision_id = msg.decision_id
         request.game = game
         request.legal_actions = list(msg.legal_actions)
-        request.advice = msg.advice if msg.HasField("advice") else None
+        request.advice = msg.advice or None  # advice is never empty when given
         request._clock = request._events = request._view = None
         request._raw = msg.view
         request._msg = msg
