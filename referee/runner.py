@@ -343,18 +343,7 @@ class Match:
             seat.answer_head = answer_head(did)
             sent = perf()
             referee_ns.append(sent - t0)
-            link = seat.link
-            ok = False
-            if link is not None and not link.closed:  # _send, inline
-                ok = True
-                link.writing = True
-                try:
-                    await link.write(msg)
-                except Exception as exc:  # the stream broke under us
-                    self.detach(seat, f"write failed: {exc}")
-                    ok = False
-                finally:
-                    link.writing = False
+            ok = await self._send(seat, msg)
             if ok and not fut.done():
                 # one watchdog timer per match, moved only when it would fire too late
                 deadline = self._deadline = loop_time() + seat.clock.allowance_s()
