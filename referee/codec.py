@@ -1258,8 +1258,8 @@ class DecisionEncoder:
                 d[2][mask >> 32 & 0x1FFF],
                 d[3][mask >> 48 & 0x1FFF],
             )
-            for text in texts[mask.bit_count() :]:
-                parts.append(_LEGAL.get(text) or _legal_entry(text))
+            for text in texts[mask.bit_count() :]:  # the knocks
+                parts.append(_legal_entry(text))
         else:
             legal = _LEGAL_BLOCKS.get(texts)
             if legal is None:
@@ -1356,6 +1356,5 @@ def answer_head(decision_id: int) -> bytes:
 def answer_bytes(decision_id: int, index: int) -> bytes:
     """A BotMessage answering ``decision_id`` with legal action ``index``, serialised
     (the bot side's hot path: equal to the protobuf library's encoding)."""
-    did = b"\x08" + _varint(decision_id) if decision_id else b""
-    body = did + b"\x10" + (_VARINTS[index] if 0 <= index < _SMALL else _varint(index))
+    body = answer_head(decision_id) + _scalar(index)
     return b"\x12" + _VARINTS[len(body)] + body  # BotMessage.answer (under 128 bytes)

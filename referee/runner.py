@@ -232,9 +232,7 @@ class Match:
     def on_index(self, seat: Seat, index: int) -> None:
         """An Answer by ``index`` to the seat's pending decision (the service has matched
         its bytes against ``seat.answer_head``)."""
-        fut = seat.pending
-        if fut is not None and not fut.done():
-            fut.set_result(("answer", index))
+        self._resolve(seat, ("answer", index))
 
     def on_error(self, seat: Seat, error: bot_pb2.BotError) -> None:
         """A BotError from the seat: the bot failed to decide."""
@@ -365,9 +363,7 @@ class Match:
             seat.answer_head = b""
             # the common case inline: a legal answer within the decision limit
             if outcome[0] == "answer" and elapsed_ms <= decision_ms:
-                index = outcome[1]
-                if type(index) is not int or index >= len(legal):
-                    index, _ = self._pick(index, legal, texts)
+                index, _ = self._pick(outcome[1], legal, texts)
                 if index is not None:
                     seat.clock.charge(elapsed_ms)
                     self._apply(
