@@ -304,6 +304,7 @@ class Match:
         decision_ms = self.clock.decision_ms
         referee_ns = self.referee_ns
         perf = time.perf_counter_ns
+        sleep0 = asyncio.sleep
         t0 = perf()  # the referee's own time runs from an answer to the next message
         while (turn := state.to_act()) is not None:
             seat = seats[turn]
@@ -339,8 +340,12 @@ class Match:
             fut: asyncio.Future[Outcome] = create_future()
             seat.pending, seat.pending_id = fut, did
             seat.answer_head = answer_head(did)
+            referee_ns.append(perf() - t0)
+            # Let the other matches woken in this pass of the event loop make their
+            # messages before this one is written: the writes then leave together and
+            # the bots' processes wake once for several (docs/performance.md).
+            await sleep0(0)
             sent = perf()
-            referee_ns.append(sent - t0)
             ok = await self._send(seat, msg)
             if ok and not fut.done():
                 # one watchdog timer per match, moved only when it would fire too late
