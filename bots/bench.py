@@ -139,18 +139,19 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
         procs = [
             _spawn("play", f"127.0.0.1:{port}", *tokens[i::processes]) for i in range(processes)
         ]
-        while not all(m.actions_taken for m in created):  # every bot has joined and played
+        while not all(m.decisions for m in created):  # every bot has joined and played
             await asyncio.sleep(0.05)
         warm = 1.0
         await asyncio.sleep(warm)
         window = _CpuWindow(procs)
         window.start()
-        n0 = sum(m.actions_taken for m in created)
+        # decisions sent, each a round trip (not the moves the referee makes itself, C7)
+        n0 = sum(m.decisions for m in created)
         r0 = [len(m.referee_ns) for m in created]
         t0 = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - t0
-        n1 = sum(m.actions_taken for m in created)
+        n1 = sum(m.decisions for m in created)
         referee_cpu, bots_cpu = window.stop(n1 - n0)
         samples = [ns for m, k in zip(created, r0, strict=True) for ns in m.referee_ns[k:]]
         finished = sum(m.done.is_set() for m in created)

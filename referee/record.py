@@ -20,8 +20,9 @@ OptionScalar = int | bool | str | None
 
 #: Seat statuses, best first; a seat keeps the worst it has had.
 STATUSES = ("ok", "timeout", "invalid", "crashed", "disconnected")
-#: Who chose an action: the bot, or the referee's default after a fault or a forfeit.
-SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited")
+#: Who chose an action: the bot, the referee's default after a fault or a forfeit, or
+#: the referee because it was the only legal action (C7: no choice, so no decision).
+SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited", "forced")
 
 #: Format 2 stores each action as its index in the legal-action list (see record.proto);
 #: format 1 (the action texts) is still read.

@@ -4,7 +4,8 @@
 
 One asyncio task runs each match. For every decision it sends the seat to act
 one message with its view, legal actions, events and clock, then waits for
-the answer within the decision limit plus the seat's bank. A timeout, an
+the answer within the decision limit plus the seat's bank. A move that is the
+only legal action is no decision: the referee makes it itself (C7). A timeout, an
 illegal answer or a reported crash plays the default action and counts a
 strike; past the strike limit, or on disconnect, the seat forfeits and the
 referee plays the rest of it with the default policy.
@@ -168,6 +169,12 @@ class Match:
         """How many actions have been taken so far."""
         return len(self._taken)
 
+    @property
+    def decisions(self) -> int:
+        """How many decisions have been sent to the seats so far (each a round trip; the
+        moves the referee makes itself are not decisions)."""
+        return self._decision_id
+
     # -- joining -----------------------------------------------------------------------------
 
     def attach(self, seat: Seat, link: SeatLink, agent: str) -> None:
@@ -306,18 +313,23 @@ class Match:
         perf = time.perf_counter_ns
         sleep0 = asyncio.sleep
         t0 = perf()  # the referee's own time runs from an answer to the next message
+        played = 0  # moves the referee has made itself
         while (turn := state.to_act()) is not None:
             seat = seats[turn]
             legal = state.legal_actions()
-            did = self._decision_id
-            self._decision_id += 1
-            if seat.forfeited:
-                self._apply(seat, default_action(legal), 0, "forfeited")
-                referee_ns.append(perf() - t0)
-                t0 = perf()
-                if did % 64 == 0:
+            if len(legal) == 1 or seat.forfeited:
+                # The referee's own moves: one that is no choice (C7: the seat gets no
+                # decision for it), and every move of a seat that has forfeited.
+                if len(legal) == 1:
+                    self._apply(seat, legal[0], 0, "forced")
+                else:
+                    self._apply(seat, default_action(legal), 0, "forfeited")
+                played += 1
+                if played % 64 == 0:
                     await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 continue
+            did = self._decision_id
+            self._decision_id += 1
             texts: Sequence[str]
             bank = int(seat.clock.bank_ms)
             fast = from_state(state, turn, did, seat.seen, bank)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import time
@@ -15,12 +16,13 @@ import grpc
 from arena.commands.referee import main as arena_main
 from referee.codec import record_from_proto
 from referee.record import MatchRecord
-from rummyarena.v1 import common_pb2, match_pb2, match_pb2_grpc
+from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
 TEST_BOTS = Path(__file__).resolve().parent / "bots"
 PY = sys.executable
+PLAY = "/rummyarena.v1.Referee/Play"
 
 
 class RefereeProcess:
@@ -144,3 +146,24 @@ CAPS_FOR_TESTS: dict[str, dict[str, int]] = {
     "rummy-500": {"max_hands": 1},
     "flip-flop": {"max_rounds": 1},
 }
+
+
+async def play_raw_seat(address: str, token: str, rng: random.Random) -> list[bytes]:
+    """Play one seat over a raw stream, answering with random indices, and return every
+    message the referee sent it, as bytes."""
+    got: list[bytes] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(PLAY)()
+        await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString())
+        while (raw := await call.read()) is not grpc.aio.EOF:
+            got.append(raw)
+            msg = bot_pb2.RefereeMessage.FromString(raw)
+            if msg.HasField("decision"):
+                d = msg.decision
+                answer = bot_pb2.Answer(
+                    decision_id=d.decision_id, index=rng.randrange(len(d.legal_actions))
+                )
+                await call.write(bot_pb2.BotMessage(answer=answer).SerializeToString())
+            elif msg.HasField("match_end"):
+                await call.done_writing()
+    return got

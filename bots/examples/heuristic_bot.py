@@ -6,7 +6,9 @@ deadwood, knock as soon as it can (with the least deadwood left), show the
 arrangement with the least deadwood; as the sitter, advise what it would play.
 
 Rummy 500: call rummy when it can, meld the biggest meld and lay off greedily,
-draw from the stock, discard the highest card. Flip Flop: declare when it can,
+take discards down to a card it can meld (the fewest cards that do; the
+engine offers such a draw only when the card can be melded, R4), else draw
+from the stock, discard the highest card. Flip Flop: declare when it can,
 tunk out, spread the biggest spread and lay off, drop when its hand is low,
 discard the highest card.
 """
@@ -91,12 +93,16 @@ def _highest_discard(legal: list[str]) -> str | None:
 
 
 def rummy500_decide(request: Request) -> str:
-    """Rummy 500: rummy calls, then the biggest meld, lay-offs, the stock, the highest discard."""
+    """Rummy 500: rummy calls, then the biggest meld, lay-offs, the shallowest deep draw
+    (``draw discard N C``: C will be melded), the stock, the highest discard."""
     legal = request.legal_actions
     for prefix in ("rummy ", "meld ", "layoff "):
         found = [t for t in legal if t.startswith(prefix)]
         if found:
             return max(found, key=_cards_in) if prefix == "meld " else found[0]
+    deep = [t for t in legal if t.startswith("draw discard ")]
+    if deep:
+        return min(deep, key=lambda t: int(t.split()[2]))
     if "draw stock" in legal:
         return "draw stock"
     return _highest_discard(legal) or legal[0]

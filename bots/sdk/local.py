@@ -26,6 +26,9 @@ def play_local(
     decision = 0
     while (seat := state.to_act()) is not None:
         legal = state.legal_actions()
+        if len(legal) == 1:  # no choice: no decision (C7), as with the referee
+            state.apply(legal[0])
+            continue
         texts = [str(a) for a in legal]
         view = state.view(seat)
         events = state.events_for(seat, seen[seat])

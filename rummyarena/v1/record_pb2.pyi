@@ -15,11 +15,13 @@ class ActionSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_SOURCE_INVALID: _ClassVar[ActionSource]
     ACTION_SOURCE_CRASHED: _ClassVar[ActionSource]
     ACTION_SOURCE_FORFEITED: _ClassVar[ActionSource]
+    ACTION_SOURCE_FORCED: _ClassVar[ActionSource]
 ACTION_SOURCE_BOT: ActionSource
 ACTION_SOURCE_TIMEOUT: ActionSource
 ACTION_SOURCE_INVALID: ActionSource
 ACTION_SOURCE_CRASHED: ActionSource
 ACTION_SOURCE_FORFEITED: ActionSource
+ACTION_SOURCE_FORCED: ActionSource
 
 class ActionRecord(_message.Message):
     __slots__ = ("seat", "text", "think_us", "source")
