@@ -5,7 +5,10 @@
 One asyncio task runs each match. For every decision it sends the seat to act
 one message with its view, legal actions, events and clock, then waits for
 the answer within the decision limit plus the seat's bank. A move that is the
-only legal action is no decision: the referee makes it itself (C7). A timeout, an
+only legal action is no decision: the referee makes it itself (C7). The common
+answer, a legal index within the decision limit, is taken by the seat's stream
+reader as it comes (:meth:`Match.on_index`), which makes the next decision at
+once; the match task writes each decision and handles everything else. A timeout, an
 illegal answer or a reported crash plays the default action and counts a
 strike; past the strike limit, or on disconnect, the seat forfeits and the
 referee plays the rest of it with the default policy.
@@ -111,12 +114,26 @@ class Seat:
         return SeatEntry(self.name, self.status, self.strikes, self.forfeited)
 
 
-# What a pending decision resolves to: ("answer", Answer) / ("error", text) / ("gone", text).
+# What a pending decision resolves to: ("answer", Answer or index) / ("error", text) /
+# ("gone", text) / ("timeout", text), or ("next", what Match._next returned) when the answer
+# was taken as it came (Match.on_index).
 Outcome = tuple[str, Any]
+# A decision made and not yet answered: seat, decision id, legal actions, their texts,
+# the message, and the future of its outcome.
+Pending = tuple["Seat", int, list[Action], Sequence[str], bytes, "asyncio.Future[Outcome]"]
+
+
+class _Pause:
+    """What Match._next returns after many moves of the referee's own in a row."""
+
+
+_PAUSE = _Pause()
 
 
 class Match:
     """One match being played, its seats and, at the end, its record."""
+
+    _create_future: Callable[[], asyncio.Future[Any]]  # the running loop's, set by _play
 
     def __init__(
         self,
@@ -155,6 +172,10 @@ class Match:
         self._started_ms = 0
         self._decision_id = 0
         self._encoder = codec.DecisionEncoder(clock.decision_ms)
+        # the decision being made or waited on, and when it was sent (perf_counter_ns)
+        self._pending: Pending | None = None
+        self._sent = 0
+        self._t0 = 0  # when the referee took the last answer (its own time runs from there)
         self._waiting: asyncio.Future[Outcome] | None = None  # the decision being timed
         self._deadline = 0.0  # its deadline, in the event loop's time
         self._timer: asyncio.TimerHandle | None = None
@@ -238,8 +259,37 @@ class Match:
 
     def on_index(self, seat: Seat, index: int) -> None:
         """An Answer by ``index`` to the seat's pending decision (the service has matched
-        its bytes against ``seat.answer_head``)."""
-        self._resolve(seat, ("answer", index))
+        its bytes against ``seat.answer_head``).
+
+        The common case, a legal index within the decision limit, is taken here, in the
+        stream's reader, and the next decision made at once: the match task then only
+        writes it, one pass of the event loop later, beside the decisions the other
+        matches made in the same pass (docs/performance.md). Anything else goes to the
+        match task."""
+        fut = seat.pending
+        if fut is None or fut.done():
+            return
+        t0 = time.perf_counter_ns()
+        elapsed_ms = (t0 - self._sent) / 1e6
+        pending = self._pending
+        if (
+            pending is None
+            or pending[5] is not fut
+            or index >= len(pending[2])
+            or elapsed_ms > self.clock.decision_ms
+        ):
+            fut.set_result(("answer", index))
+            return
+        legal, texts = pending[2], pending[3]
+        try:
+            self._t0 = t0
+            seat.pending = None
+            seat.answer_head = b""
+            seat.clock.charge(elapsed_ms)
+            self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index], index)
+            fut.set_result(("next", self._next()))
+        except Exception as exc:  # a referee bug: the match task ends the match
+            fut.set_exception(exc)
 
     def on_error(self, seat: Seat, error: bot_pb2.BotError) -> None:
         """A BotError from the seat: the bot failed to decide."""
@@ -302,62 +352,20 @@ class Match:
         return True
 
     async def _play(self) -> None:
-        state = self.state
         loop = asyncio.get_running_loop()
-        create_future, call_at, loop_time = loop.create_future, loop.call_at, loop.time
-        seats = self.seats
-        encoder = self._encoder
-        from_state = encoder.decision_from_state
+        call_at, loop_time = loop.call_at, loop.time
+        self._create_future = loop.create_future
         decision_ms = self.clock.decision_ms
-        referee_ns = self.referee_ns
         perf = time.perf_counter_ns
-        sleep0 = asyncio.sleep
-        t0 = perf()  # the referee's own time runs from an answer to the next message
-        played = 0  # moves the referee has made itself
-        while (turn := state.to_act()) is not None:
-            seat = seats[turn]
-            legal = state.legal_actions()
-            if len(legal) == 1 or seat.forfeited:
-                # The referee's own moves: one that is no choice (C7: the seat gets no
-                # decision for it), and every move of a seat that has forfeited.
-                if len(legal) == 1:
-                    self._apply(seat, legal[0], 0, "forced")
-                else:
-                    self._apply(seat, default_action(legal), 0, "forfeited")
-                played += 1
-                if played % 64 == 0:
-                    await asyncio.sleep(0)  # a played-out seat must not hold up other matches
+        self._t0 = perf()
+        pending = self._next()
+        while pending is not None:
+            if isinstance(pending, _Pause):
+                await asyncio.sleep(0)  # a played-out seat must not hold up other matches
+                pending = self._next()
                 continue
-            did = self._decision_id
-            self._decision_id += 1
-            texts: Sequence[str]
-            bank = int(seat.clock.bank_ms)
-            fast = from_state(state, turn, did, seat.seen, bank)
-            if fast is not None:  # the message straight from the state
-                msg, texts, seat.seen = fast
-            else:
-                view = state.view(turn)
-                # every view lists the legal actions' texts for the seat to act: reuse them
-                shown = getattr(view, "legal_actions", None)
-                texts = (
-                    shown
-                    if shown is not None and len(shown) == len(legal)
-                    else [str(a) for a in legal]
-                )
-                events = state.events_for(turn, seat.seen)
-                seat.seen = len(state.events)
-                msg = encoder.decision_with(
-                    did, encoder.view_bytes(view), texts, codec.advice_of(view), events, bank
-                )
-            fut: asyncio.Future[Outcome] = create_future()
-            seat.pending, seat.pending_id = fut, did
-            seat.answer_head = answer_head(did)
-            referee_ns.append(perf() - t0)
-            # Let the other matches woken in this pass of the event loop make their
-            # messages before this one is written: the writes then leave together and
-            # the bots' processes wake once for several (docs/performance.md).
-            await sleep0(0)
-            sent = perf()
+            seat, did, legal, texts, msg, fut = pending
+            sent = self._sent = perf()
             ok = await self._send(seat, msg)
             if ok and not fut.done():
                 # one watchdog timer per match, moved only when it would fire too late
@@ -374,7 +382,10 @@ class Match:
                 outcome = fut.result()
             else:
                 outcome = ("gone", "the stream is closed")
-            t0 = perf()
+            if outcome[0] == "next":  # on_index took the answer and made the next decision
+                pending = outcome[1]
+                continue
+            t0 = self._t0 = perf()
             elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
             seat.answer_head = b""
@@ -386,8 +397,62 @@ class Match:
                     self._apply(
                         seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index], index
                     )
+                    pending = self._next()
                     continue
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
+            pending = self._next()
+
+    def _next(self) -> Pending | _Pause | None:
+        """Play the referee's own moves up to the next decision of a bot and make that
+        decision: its message, and the future its outcome will resolve. None when the
+        match is over; ``_PAUSE`` after many moves of the referee's own in a row.
+
+        The referee's own moves: one that is no choice (C7: the only legal action; the
+        seat gets no decision for it), and every move of a seat that has forfeited."""
+        state = self.state
+        seats = self.seats
+        played = 0
+        while (turn := state.to_act()) is not None:
+            seat = seats[turn]
+            legal = state.legal_actions()
+            if len(legal) == 1 or seat.forfeited:
+                if len(legal) == 1:
+                    self._apply(seat, legal[0], 0, "forced")
+                else:
+                    self._apply(seat, default_action(legal), 0, "forfeited")
+                played += 1
+                if played == 64:
+                    return _PAUSE
+                continue
+            did = self._decision_id
+            self._decision_id += 1
+            texts: Sequence[str]
+            bank = int(seat.clock.bank_ms)
+            encoder = self._encoder
+            fast = encoder.decision_from_state(state, turn, did, seat.seen, bank)
+            if fast is not None:  # the message straight from the state
+                msg, texts, seat.seen = fast
+            else:
+                view = state.view(turn)
+                # every view lists the legal actions' texts for the seat to act: reuse them
+                shown = getattr(view, "legal_actions", None)
+                texts = (
+                    shown
+                    if shown is not None and len(shown) == len(legal)
+                    else [str(a) for a in legal]
+                )
+                events = state.events_for(turn, seat.seen)
+                seat.seen = len(state.events)
+                msg = encoder.decision_with(
+                    did, encoder.view_bytes(view), texts, codec.advice_of(view), events, bank
+                )
+            fut: asyncio.Future[Outcome] = self._create_future()
+            seat.pending, seat.pending_id = fut, did
+            seat.answer_head = answer_head(did)
+            self.referee_ns.append(time.perf_counter_ns() - self._t0)
+            pending = self._pending = (seat, did, legal, texts, msg, fut)
+            return pending
+        return None
 
     def _watchdog(self) -> None:
         """The match's timer: time out the pending decision if its deadline has passed,
