@@ -5,13 +5,15 @@
 One asyncio task runs each match. For every decision it sends the seat to act
 one message with its view, legal actions, events and clock, then waits for
 the answer within the decision limit plus the seat's bank. A move that is the
-only legal action is no decision: the referee makes it itself (C7). The common
-answer, a legal index within the decision limit, is taken by the seat's stream
-reader as it comes (:meth:`Match.on_index`), which makes the next decision at
-once; the match task writes each decision and handles everything else. A timeout, an
-illegal answer or a reported crash plays the default action and counts a
+only legal action is no decision: the referee makes it itself (C7). A timeout,
+an illegal answer or a reported crash plays the default action and counts a
 strike; past the strike limit, or on disconnect, the seat forfeits and the
 referee plays the rest of it with the default policy.
+
+The common answer, a legal index within the decision limit, is taken by the
+seat's stream reader as it comes (:meth:`Match.on_index`), which makes the next
+decision at once; the match task writes each decision and handles everything
+else.
 """
 
 from __future__ import annotations
