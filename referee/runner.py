@@ -274,15 +274,11 @@ class Match:
         t0 = time.perf_counter_ns()
         elapsed_ms = (t0 - self._sent) / 1e6
         pending = self._pending
-        if (
-            pending is None
-            or pending[5] is not fut
-            or index >= len(pending[2])
-            or elapsed_ms > self.clock.decision_ms
-        ):
-            fut.set_result(("answer", index))
+        assert pending is not None  # made in _next together with seat.pending
+        _, _, legal, texts, _, current = pending
+        if current is not fut or index >= len(legal) or elapsed_ms > self.clock.decision_ms:
+            fut.set_result(("answer", index))  # the match task settles it
             return
-        legal, texts = pending[2], pending[3]
         try:
             self._t0 = t0
             seat.pending = None
@@ -357,7 +353,6 @@ class Match:
         loop = asyncio.get_running_loop()
         call_at, loop_time = loop.call_at, loop.time
         self._create_future = loop.create_future
-        decision_ms = self.clock.decision_ms
         perf = time.perf_counter_ns
         self._t0 = perf()
         pending = self._next()
@@ -391,16 +386,6 @@ class Match:
             elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
             seat.answer_head = b""
-            # the common case inline: a legal answer within the decision limit
-            if outcome[0] == "answer" and elapsed_ms <= decision_ms:
-                index, _ = self._pick(outcome[1], legal, texts)
-                if index is not None:
-                    seat.clock.charge(elapsed_ms)
-                    self._apply(
-                        seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index], index
-                    )
-                    pending = self._next()
-                    continue
             await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
             pending = self._next()
 
@@ -478,7 +463,9 @@ class Match:
         outcome: Outcome,
         elapsed_ms: float,
     ) -> None:
-        """Apply the seat's answer, or the default action with a strike."""
+        """Apply the seat's answer (one the reader did not take: parsed from the
+        message, past the decision limit, or not legal), or the default action with a
+        strike."""
         kind, payload = outcome
         think_us = int(elapsed_ms * 1000)
         if kind == "answer":
