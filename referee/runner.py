@@ -402,11 +402,10 @@ class Match:
         while (turn := state.to_act()) is not None:
             seat = seats[turn]
             legal = state.legal_actions()
-            if len(legal) == 1 or seat.forfeited:
-                if len(legal) == 1:
-                    self._apply(seat, legal[0], 0, "forced")
-                else:
-                    self._apply(seat, default_action(legal), 0, "forfeited")
+            if len(legal) == 1 or seat.forfeited:  # C7, or a forfeited seat: the default
+                self._apply(
+                    seat, default_action(legal), 0, "forced" if len(legal) == 1 else "forfeited"
+                )
                 played += 1
                 if played == 64:
                     return _PAUSE
@@ -516,15 +515,10 @@ class Match:
         """The index of the legal action an answer (or an index read by the service)
         names, or None and what is wrong."""
         if isinstance(answer, int):
-            if answer < len(legal):
-                return answer, ""
-            return None, f"index {answer} is out of range: {len(legal)} legal actions"
-        which = answer.WhichOneof("choice")
-        if which == "index":
-            if answer.index < len(legal):
-                return answer.index, ""
-            return None, f"index {answer.index} is out of range: {len(legal)} legal actions"
-        if which == "text":
+            index = answer
+        elif (which := answer.WhichOneof("choice")) == "index":
+            index = answer.index
+        elif which == "text":
             text = answer.text
             try:
                 return texts.index(text), ""
@@ -537,7 +531,11 @@ class Match:
             if action in legal:
                 return legal.index(action), ""
             return None, f"{action} is not a legal action now"
-        return None, "the answer names no action (set index or text)"
+        else:
+            return None, "the answer names no action (set index or text)"
+        if index < len(legal):
+            return index, ""
+        return None, f"index {index} is out of range: {len(legal)} legal actions"
 
     def _apply(
         self,
