@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -83,8 +84,10 @@ class RefereeProcess:
         """The finished match's record, checked with `arena verify` on a file."""
         reply = self.finished(match_id)
         assert reply.state == match_pb2.MATCH_STATE_FINISHED, reply.state
-        path = Path(os.environ.get("TMPDIR", "/tmp")) / f"arena-test-{match_id}.record"
-        path.write_bytes(reply.record.SerializeToString())
+        fd, name = tempfile.mkstemp(prefix="arena-test-", suffix=".record")
+        path = Path(name)
+        with os.fdopen(fd, "wb") as f:
+            f.write(reply.record.SerializeToString())
         try:
             assert arena_main(["verify", str(path)]) == 0, f"arena verify failed on {match_id}"
         finally:
