@@ -81,6 +81,15 @@ def test_request_view_is_decoded_lazily_from_the_wire() -> None:
     assert request.index(legal[-1]) == len(legal) - 1
 
 
+def test_the_ten_line_bot_of_the_docs_is_the_example_file() -> None:
+    doc = (EXAMPLES.parent.parent / "docs" / "bots.md").read_text()
+    shown = doc.split("## The ten-line bot", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    source = (EXAMPLES / "minimal_bot.py").read_text()
+    code = source.split('"""', 2)[2].lstrip("\n")  # without its docstring
+    assert shown == code, "docs/bots.md and bots/examples/minimal_bot.py show different bots"
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
+
+
 def test_load_bot_finds_the_bot_class(tmp_path: Path) -> None:
     assert isinstance(load_bot(EXAMPLES / "minimal_bot.py"), Bot)
     empty = tmp_path / "nobot.py"
