@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 from google.protobuf import text_format
 
-from rummyarena.v1 import bot_pb2, common_pb2, match_pb2
+from rummyarena.v1 import bot_pb2
 from tests.referee_support import PLAY, ROOT, RefereeProcess
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -29,7 +29,7 @@ MATCH_ID = "transcript"
 SEED = 3
 OPTIONS = {"max_hands": 1, "max_turns": 3}
 NAMES = ["alice", "bob"]
-CLOCK = common_pb2.ClockRules(decision_ms=1000, bank_ms=10_000, strike_limit=3, join_ms=5000)
+CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "strike_limit": 3, "join_ms": 5000}
 #: Seat 1 answers by the action's text, seat 0 by its index.
 BY_TEXT = 1
 
@@ -97,22 +97,29 @@ async def _play(address: str, tokens: list[str]) -> list[str]:
 
 def play_transcript(ref: RefereeProcess) -> list[str]:
     """Play the transcript's match on ``ref``; every message, one line each."""
-    req = match_pb2.CreateMatchRequest(
-        game="hollywood-gin", seed=SEED, seat_names=NAMES, clock=CLOCK, match_id=MATCH_ID
+    created = ref.create(
+        "hollywood-gin",
+        len(NAMES),
+        seed=SEED,
+        options=OPTIONS,
+        names=NAMES,
+        match_id=MATCH_ID,
+        **CLOCK,
     )
-    for key, value in OPTIONS.items():
-        req.options[key].int_value = value
-    created = ref.matches.CreateMatch(req, timeout=10)
     return asyncio.run(_play(ref.address, list(created.tokens)))
 
 
-def documented() -> tuple[list[str], tuple[int, int]]:
-    """The transcript in docs/protocol.md, and where its lines are (start, end) in the file."""
+def _doc() -> tuple[list[str], int, int]:
+    """docs/protocol.md's lines, and where the transcript's lines start and end."""
     lines = DOC.read_text().splitlines()
-    start = lines.index(HEADING)
-    first = lines.index("```", start) + 1
-    last = lines.index("```", first)
-    return lines[first:last], (first, last)
+    first = lines.index("```", lines.index(HEADING)) + 1
+    return lines, first, lines.index("```", first)
+
+
+def documented() -> list[str]:
+    """The transcript in docs/protocol.md."""
+    lines, first, last = _doc()
+    return lines[first:last]
 
 
 def comparable(lines: list[str]) -> list[str]:
@@ -128,8 +135,7 @@ def main(argv: list[str]) -> int:
     finally:
         ref.close()
     if "--write" in argv:
-        doc = DOC.read_text().splitlines()
-        _, (first, last) = documented()
+        doc, first, last = _doc()
         DOC.write_text("\n".join(doc[:first] + lines + doc[last:]) + "\n")
     else:
         print("\n".join(lines))

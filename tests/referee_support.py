@@ -54,12 +54,15 @@ class RefereeProcess:
         bank_ms: int = 5000,
         strike_limit: int = 3,
         join_ms: int = 10_000,
+        names: list[str] | None = None,
+        match_id: str = "",
     ) -> match_pb2.CreateMatchResponse:
-        """Create a match with short clocks."""
+        """Create a match with short clocks (seats named ``seat0``… unless ``names``)."""
         req = match_pb2.CreateMatchRequest(
             game=game,
             seed=seed,
-            seat_names=[f"seat{i}" for i in range(seats)],
+            seat_names=names or [f"seat{i}" for i in range(seats)],
+            match_id=match_id,
             clock=common_pb2.ClockRules(
                 decision_ms=decision_ms,
                 bank_ms=bank_ms,

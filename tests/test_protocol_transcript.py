@@ -18,7 +18,7 @@ def ref() -> Iterator[RefereeProcess]:
 
 def test_the_documented_transcript_is_what_the_referee_sends(ref: RefereeProcess) -> None:
     played = comparable(play_transcript(ref))
-    shown = comparable(documented()[0])
+    shown = comparable(documented())
     for n, (doc_line, now) in enumerate(zip(shown, played, strict=False), start=1):
         assert doc_line == now, (
             f"line {n} of the transcript in docs/protocol.md differs from the match played "

@@ -17,7 +17,14 @@ from bots.sdk import Bot, Request, SeenCards, best_arrangement, deadwood
 from bots.sdk.local import play_local
 from referee.cards import parse_cards
 from referee.engine import get_game
-from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture, start_bot, wait_all
+from tests.referee_support import (
+    EXAMPLES,
+    ROOT,
+    RefereeProcess,
+    referee_fixture,
+    start_bot,
+    wait_all,
+)
 
 
 def test_h4_heuristic_beats_random_in_at_least_90_percent_of_hollywood_matches() -> None:
@@ -82,7 +89,7 @@ def test_request_view_is_decoded_lazily_from_the_wire() -> None:
 
 
 def test_the_ten_line_bot_of_the_docs_is_the_example_file() -> None:
-    doc = (EXAMPLES.parent.parent / "docs" / "bots.md").read_text()
+    doc = (ROOT / "docs" / "bots.md").read_text()
     shown = doc.split("## The ten-line bot", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     source = (EXAMPLES / "minimal_bot.py").read_text()
     code = source.split('"""', 2)[2].lstrip("\n")  # without its docstring
