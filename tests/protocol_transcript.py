@@ -112,8 +112,14 @@ def play_transcript(ref: RefereeProcess) -> list[str]:
 def _doc() -> tuple[list[str], int, int]:
     """docs/protocol.md's lines, and where the transcript's lines start and end."""
     lines = DOC.read_text().splitlines()
-    first = lines.index("```", lines.index(HEADING)) + 1
-    return lines, first, lines.index("```", first)
+    try:
+        first = lines.index("```", lines.index(HEADING)) + 1
+        return lines, first, lines.index("```", first)
+    except ValueError:
+        raise ValueError(
+            f"{DOC} has no section {HEADING!r} with a ``` block: restore it, then rewrite "
+            "the transcript with `python -m tests.protocol_transcript --write`"
+        ) from None
 
 
 def documented() -> list[str]:
