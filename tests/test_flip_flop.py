@@ -307,17 +307,78 @@ def test_f7_lay_off_on_another_players_spread() -> None:
     ]
 
 
-def test_f7_taken_card_may_be_discarded_when_it_is_the_last_card() -> None:
-    # Ruling: otherwise a player left holding only the taken card could not move.
+def turn_states(state: FlipFlop) -> list[FlipFlop]:
+    """Every state the seat to act can reach this turn by spreads and lay-offs alone."""
+    seat, round_no = state.to_act(), state.round_no
+    found = [state]
+    for action in state.legal_actions():
+        if str(action).startswith(("spread", "lay off")):
+            child = state.clone()
+            child.apply(action)
+            if child.to_act() == seat and child.round_no == round_no:
+                found += turn_states(child)
+    return found
+
+
+def test_f7_discard_taken_card_not_allowed_same_turn() -> None:
+    # Ruling: not even as the last card in hand, so nobody goes out by discarding it.
     hands = ["2C 3C 4C 8D 9H", "5S 6S 7S 8S 9S", "2S 4S 6C TD QH"]
     state, order = deal(hands, stock_top="KD")
     play(state, "draw stock", "discard KD", "draw discard")
-    assert "discard KD" not in legal(state)
-    play(state, "spread 5S 6S 7S 8S 9S")
-    assert legal(state) == ["discard KD"]
-    play(state, "discard KD")
-    summary = state.last_round()
+    reachable = turn_states(state)
+    assert len(reachable) > 1
+    for reached in reachable:
+        assert "discard KD" not in legal(reached)
+        assert reached.hands[order[1]] != 1 << parse_card("KD")
+        assert reached.view(order[1]).legal_actions == tuple(legal(reached))
+    with pytest.raises(IllegalActionError, match="not legal"):
+        state.apply_checked("discard KD")
+
+
+def test_f7_spread_leaving_only_taken_card_not_allowed() -> None:
+    hands = ["2C 3C 4C 8D 9H", "5S 6S 7S 8S 9S", "2S 4S 6C TD QH"]
+    state, _ = deal(hands, stock_top="KD")
+    play(state, "draw stock", "discard KD", "draw discard")
+    spreads = {t for t in legal(state) if t.startswith("spread")}
+    assert spreads == {
+        "spread 5S 6S 7S",
+        "spread 6S 7S 8S",
+        "spread 7S 8S 9S",
+        "spread 5S 6S 7S 8S",
+        "spread 6S 7S 8S 9S",
+    }  # not 5S-9S: it would leave KD alone
+    with pytest.raises(IllegalActionError, match="not legal"):
+        state.apply_checked("spread 5S 6S 7S 8S 9S")
+    play(state, "spread 5S 6S 7S 8S")
+    assert legal(state) == ["discard 9S"]  # not 'lay off 9S on 1', leaving KD alone
+
+
+def test_f7_lay_off_leaving_only_taken_card_not_allowed() -> None:
+    # F7.5 has no exception for a taken card that could then be laid off itself: the
+    # player lays it off first instead.
+    hands = ["3D 4D 5D 8C 9H", "5S 6S 7S 8S 6D", "2S 4S 6C TD QH"]
+    state, order = deal(hands, stock_top="7D")
+    play(state, "draw stock", "spread 3D 4D 5D", "discard 7D", "draw discard")
+    before = state.clone()
+    play(state, "spread 5S 6S 7S 8S")
+    assert legal(state) == ["discard 6D"]  # 'lay off 6D on 1' would leave 7D alone
+    with pytest.raises(IllegalActionError, match="not legal"):
+        state.apply_checked("lay off 6D on 1")
+    play(before, "lay off 6D on 1", "lay off 7D on 1", "spread 5S 6S 7S 8S")
+    summary = before.last_round()
     assert summary is not None and summary.ending == "went out"
+    assert summary.game_winners == (order[1],)
+
+
+def test_f7_f10_tunk_out_with_the_taken_card() -> None:
+    # Tunking out lays the taken card down in a spread and needs no discard: allowed.
+    hands = ["2C 3C 4C 8D 9H", "7C 7D 7H 4S 5S", "2S 8S 6C TD QH"]
+    state, order = deal(hands, stock_top="6S")
+    play(state, "draw stock", "discard 6S", "draw discard")
+    assert legal(state)[0] == "tunk out"
+    play(state, "tunk out")
+    summary = state.last_round()
+    assert summary is not None and summary.ending == "tunk out"
     assert summary.game_winners == (order[1],)
 
 

@@ -66,19 +66,22 @@ def slow_legal(state: FlipFlop) -> list[str]:
             if is_spread(list(three)) and is_spread(rest):
                 out.append("tunk out")
                 break
+    taken = view.taken_from_discard
+
+    def leaves_taken_alone(played: list[Card]) -> bool:
+        """F7.5 ruling: the taken card may not be left as the only card in hand."""
+        return [c for c in hand if c not in played] == [taken]
+
     spreads = []
     for size in range(3, len(hand) + 1):
         for group in combinations(hand, size):
-            if is_spread(list(group)):
+            if is_spread(list(group)) and not leaves_taken_alone(list(group)):
                 spreads.append(sorted(group))
     out += [f"spread {format_cards(g)}" for g in spreads]
     for spread in view.spreads:
         for c in sorted(hand):
-            if is_spread([*spread.cards, c]):
+            if is_spread([*spread.cards, c]) and not leaves_taken_alone([c]):
                 out.append(f"lay off {c} on {spread.number}")
-    taken = view.taken_from_discard
-    if taken is not None and hand == [taken]:
-        return [*out, f"discard {taken}"]
     out += [f"discard {c}" for c in sorted(hand) if c != taken]
     return out
 

@@ -19,7 +19,6 @@ from typing import Any
 from referee.actions import (
     DISCARD_TABLES,
     DISCARD_TEXTS,
-    DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
     PASS,
@@ -840,29 +839,40 @@ class FlipFlop(GameState):
 
     def _play_actions(self) -> list[Action]:
         mask = self.hands[self.turn]
+        # F7.5 ruling: the card taken from the discard pile this turn may not be
+        # discarded, so no spread or lay-off may leave it as the only card in hand:
+        # neither the spread of all the ``rest`` of the hand nor the lay-off of its one
+        # other card (``lone``). A hand holds at least two cards after a draw, so one
+        # of the others can always be discarded.
+        rest = mask
+        lone = 0
+        taken = self.taken
+        if taken >= 0 and mask >> taken & 1:
+            rest = mask ^ (1 << taken)
+            if rest & (rest - 1) == 0:
+                lone = rest
         out: list[Action] = []
         cand = SEARCH.candidates(mask)
         if cand:
             if cand == mask and mask.bit_count() == 6 and tunk_split(mask) is not None:
                 out.append(TUNK_OUT)
-            out.extend(_spreads_among(cand))
+            spreads = _spreads_among(cand)
+            if rest != mask and rest in SPREADS:
+                leaving_taken = SPREADS[rest]
+                out.extend([s for s in spreads if s is not leaving_taken])
+            else:
+                out.extend(spreads)
         for i, ext in enumerate(self.spread_ext):
-            hit = ext & mask
+            hit = ext & mask & ~lone
             while hit:
                 low = hit & -hit
                 out.append(layoff_action(low.bit_length() - 1, i + 1))
                 hit ^= low
-        taken = self.taken
-        if taken >= 0:
-            if mask == 1 << taken:
-                out.append(DISCARDS[taken])  # ruling: the taken card, when it is the last one
-                return out
-            mask &= ~(1 << taken)  # F7.5: not the card just taken from the discard pile
         t = DISCARD_TABLES
-        out += t[0][mask & 0x1FFF]
-        out += t[1][(mask >> 16) & 0x1FFF]
-        out += t[2][(mask >> 32) & 0x1FFF]
-        out += t[3][(mask >> 48) & 0x1FFF]
+        out += t[0][rest & 0x1FFF]
+        out += t[1][(rest >> 16) & 0x1FFF]
+        out += t[2][(rest >> 32) & 0x1FFF]
+        out += t[3][(rest >> 48) & 0x1FFF]
         return out
 
     def parse_action(self, text: str) -> Action:
