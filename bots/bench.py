@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -127,7 +128,10 @@ async def _pingpong(streams: int, seconds: float, processes: int) -> dict[str, A
 
 async def _referee(matches: int, seconds: float, game: str, processes: int) -> dict[str, Any]:
     clock = ClockRules(decision_ms=5000, bank_ms=30_000, strike_limit=3, join_ms=30_000)
-    server, referee, port = await start_server(0, default_clock=clock)
+    # the bench creates its matches in process: the match service's secret is unused
+    server, referee, port = await start_server(
+        0, default_clock=clock, secret=secrets.token_urlsafe(16), measure=True
+    )
     try:
         created = [
             referee.create(
@@ -147,13 +151,13 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
         window.start()
         # decisions sent, each a round trip (not the moves the referee makes itself, C7)
         n0 = sum(m.decisions for m in created)
-        r0 = [len(m.referee_ns) for m in created]
+        r0 = [len(m.referee_ns or ()) for m in created]
         t0 = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - t0
         n1 = sum(m.decisions for m in created)
         referee_cpu, bots_cpu = window.stop(n1 - n0)
-        samples = [ns for m, k in zip(created, r0, strict=True) for ns in m.referee_ns[k:]]
+        samples = [ns for m, k in zip(created, r0, strict=True) for ns in (m.referee_ns or ())[k:]]
         finished = sum(m.done.is_set() for m in created)
         await referee.close()
         for p in procs:

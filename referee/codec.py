@@ -27,6 +27,7 @@ from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodGin, HollywoodView
 from referee.record import (
     FORMAT_VERSION,
+    MATCH_STATUSES,
     SOURCES,
     STATUSES,
     ActionEntry,
@@ -46,6 +47,12 @@ for _cid, _card in CARD_BY_ID.items():
 _STATUS_TO_PB = {name: i + 1 for i, name in enumerate(STATUSES)}  # 0 is UNSPECIFIED
 _STATUS_FROM_PB = {v: k for k, v in _STATUS_TO_PB.items()}
 _SOURCE_TO_PB = {name: i for i, name in enumerate(SOURCES)}  # 0 is the bot
+_MATCH_STATUS_TO_PB = {
+    "completed": common_pb2.MATCH_STATUS_COMPLETED,
+    "aborted": common_pb2.MATCH_STATUS_ABORTED,
+}
+_MATCH_STATUS_FROM_PB: dict[int, str] = {v: k for k, v in _MATCH_STATUS_TO_PB.items()}
+assert set(_MATCH_STATUS_TO_PB) == set(MATCH_STATUSES)
 _SOURCE_FROM_PB = dict(enumerate(SOURCES))
 
 
@@ -154,12 +161,30 @@ def result_to_proto(
     result: Result | None,
     seats: Sequence[SeatEntry],
     actions: Sequence[ActionEntry] = (),
+    status: str = "completed",
+    reason: str = "",
 ) -> common_pb2.MatchResult:
     """A match result with every seat's rank, score, status and thinking time."""
     think_us = [0] * len(seats)
     for entry in actions:
         think_us[entry.seat] += entry.think_us
-    msg = common_pb2.MatchResult(decisions=len(actions))
+    return result_message(result, seats, think_us, len(actions), status, reason)
+
+
+def result_message(
+    result: Result | None,
+    seats: Sequence[SeatEntry],
+    think_us: Sequence[int],
+    decisions: int,
+    status: str = "completed",
+    reason: str = "",
+) -> common_pb2.MatchResult:
+    """A match result from each seat's total thinking time (microseconds) and the count
+    of actions; an aborted match has no result and says why."""
+    msg = common_pb2.MatchResult(decisions=decisions, status=_MATCH_STATUS_TO_PB[status])
+    if status == "aborted":
+        msg.reason = reason
+        result = None
     if result is not None:
         msg.detail_json = detail_json(result.detail)
     for i, seat in enumerate(seats):
@@ -194,28 +219,52 @@ def result_from_proto(msg: common_pb2.MatchResult) -> Result | None:
 
 def record_to_proto(record: MatchRecord) -> record_pb2.MatchRecord:
     """A match record as a message (format 2: actions as legal-action indexes)."""
+    think_us = [0] * len(record.seats)
+    for entry in record.actions:
+        think_us[entry.seat] += entry.think_us
+    return compact_record_to_proto(
+        record,
+        action_indexes(record),
+        [entry.think_us for entry in record.actions],
+        {k: entry.source for k, entry in enumerate(record.actions) if entry.source != "bot"},
+        think_us,
+    )
+
+
+def compact_record_to_proto(
+    head: MatchRecord,
+    action_index: Sequence[int],
+    think_us: Sequence[int],
+    sources: Mapping[int, str],
+    seat_think_us: Sequence[int],
+) -> record_pb2.MatchRecord:
+    """A match record as a message from its compact parts, as the referee keeps them
+    while a match runs: ``head`` for everything but the actions (its ``actions`` are not
+    read), each action's legal-action index and time, the actions the bot did not choose
+    (sparse), and each seat's total thinking time."""
     msg = record_pb2.MatchRecord(
         format_version=FORMAT_VERSION,
-        match_id=record.match_id,
-        game=record.game,
-        seed=record.seed,
-        clock=clock_to_proto(record.clock),
-        started_unix_ms=record.started_unix_ms,
-        result=result_to_proto(record.result, record.seats, record.actions),
+        match_id=head.match_id,
+        game=head.game,
+        seed=head.seed,
+        clock=clock_to_proto(head.clock),
+        started_unix_ms=head.started_unix_ms,
+        result=result_message(
+            head.result, head.seats, seat_think_us, len(action_index), head.status, head.reason
+        ),
     )
-    options_to_proto(record.options, msg.options)
-    for seat in record.seats:
+    options_to_proto(head.options, msg.options)
+    for seat in head.seats:
         msg.seats.add(
             name=seat.name,
             status=_STATUS_TO_PB[seat.status],
             strikes=seat.strikes,
             forfeited=seat.forfeited,
         )
-    msg.action_index.extend(action_indexes(record))
-    msg.think_us.extend(min(entry.think_us, 0xFFFFFFFF) for entry in record.actions)
-    for k, entry in enumerate(record.actions):
-        if entry.source != "bot":
-            msg.sources.add(action=k, source=_SOURCE_TO_PB[entry.source])
+    msg.action_index.extend(action_index)
+    msg.think_us.extend(min(t, 0xFFFFFFFF) for t in think_us)
+    for k in sorted(sources):
+        msg.sources.add(action=k, source=_SOURCE_TO_PB[sources[k]])
     return msg
 
 
@@ -264,6 +313,8 @@ def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
         match_id=msg.match_id,
         clock=clock_from_proto(msg.clock),
         started_unix_ms=msg.started_unix_ms,
+        status=_match_status_from_proto(msg.result.status),
+        reason=msg.result.reason,
     )
     actions = []
     if msg.format_version == 1:
@@ -276,6 +327,13 @@ def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
     else:
         actions = _replay_indexes(msg, record)
     return dataclasses.replace(record, actions=tuple(actions))
+
+
+def _match_status_from_proto(value: int) -> str:
+    try:
+        return _MATCH_STATUS_FROM_PB[value]
+    except KeyError:
+        raise CodecError(f"unknown match status {value}") from None
 
 
 def _replay_indexes(msg: record_pb2.MatchRecord, record: MatchRecord) -> list[ActionEntry]:

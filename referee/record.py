@@ -24,6 +24,10 @@ STATUSES = ("ok", "timeout", "invalid", "crashed", "disconnected")
 #: the referee because it was the only legal action (C7: no choice, so no decision).
 SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited", "forced")
 
+#: How a match ended: played to its end, or stopped by the referee before it (a referee
+#: fault, or the referee shutting down), with no result to rank or rate.
+MATCH_STATUSES = ("completed", "aborted")
+
 #: Format 2 stores each action as its index in the legal-action list (see record.proto);
 #: format 1 (the action texts) is still read.
 FORMAT_VERSION = 2
@@ -64,6 +68,8 @@ class MatchRecord:
     match_id: str = ""
     clock: ClockRules = field(default_factory=ClockRules)
     started_unix_ms: int = 0
+    status: str = "completed"  # one of MATCH_STATUSES
+    reason: str = ""  # why the match was aborted
 
 
 def options_dict(options: Any) -> dict[str, OptionScalar]:
@@ -124,6 +130,14 @@ def verify(record: MatchRecord) -> Verdict:
             legal = ", ".join(str(a) for a in state.legal_actions()[:8])
             return Verdict(False, f"action {i}: {exc}", i, legal, entry.text)
     result = state.result()
+    if record.status == "aborted":
+        if record.result is not None:
+            return Verdict(False, "the record is marked aborted but has a result")
+        return Verdict(
+            True,
+            f"ok: aborted after {len(record.actions)} actions ({record.reason}); "
+            "every action re-runs",
+        )
     if result is None:
         return Verdict(
             False,

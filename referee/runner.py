@@ -7,8 +7,20 @@ one message with its view, legal actions, events and clock, then waits for
 the answer within the decision limit plus the seat's bank. A move that is the
 only legal action is no decision: the referee makes it itself (C7). A timeout,
 an illegal answer or a reported crash plays the default action and counts a
-strike; past the strike limit, or on disconnect, the seat forfeits and the
-referee plays the rest of it with the default policy.
+strike; past the strike limit the seat forfeits and the referee plays the rest
+of it with the default policy. A seat whose stream drops may rejoin with its
+token while its clock runs (the pending decision is sent again); one that is
+still away when its decision's time is up forfeits (disconnected).
+
+Every write to a seat has a deadline (a decision's is the decision's own: the
+clock runs from before the write), so a seat that cannot be written to times
+out like a silent one and cannot hold up its match. A running match keeps its
+actions in the compact form of the record (legal-action indexes and times) and
+only the events its seats have not yet been sent; a finished match is kept as
+its record's bytes until the platform releases it, within a byte budget and an
+age limit (:class:`Referee`). A fault of the referee itself, or the referee
+shutting down, ends a match as ``aborted`` with the reason: never an invented
+result.
 
 The common answer, a legal index within the decision limit, is taken by the
 seat's stream reader as it comes (:meth:`Match.on_index`), which makes the next
@@ -23,7 +35,8 @@ import contextlib
 import logging
 import secrets
 import time
-from collections import deque
+from array import array
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -33,15 +46,34 @@ from referee import codec
 from referee.clock import ClockRules, SeatClock
 from referee.codec import answer_head
 from referee.engine import Action, EngineError, GameState, Result, get_game
-from referee.record import STATUSES, ActionEntry, MatchRecord, SeatEntry, options_dict
+from referee.record import STATUSES, MatchRecord, SeatEntry, options_dict
 from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
 
-#: How many finished matches the referee keeps for GetMatch before forgetting the oldest.
-KEEP_FINISHED = 10_000
-#: Expired decision ids remembered per seat, so a late answer is ignored, not refused.
-EXPIRED_KEPT = 64
+#: Bytes of finished, unreleased matches' records the referee keeps for GetMatch; past
+#: it the oldest are forgotten.
+KEEP_BYTES = 64 * 1024 * 1024
+#: How long a finished, unreleased match is kept, in seconds.
+KEEP_S = 3600.0
+#: Matches waiting for their seats, at most; CreateMatch is refused beyond.
+MAX_WAITING = 1000
+#: The longest a match may wait for its seats (its clock's join_ms), in milliseconds.
+MAX_JOIN_MS = 300_000
+#: The longest seat name, in characters.
+MAX_NAME = 100
+#: The longest match id, in characters.
+MAX_MATCH_ID = 128
+#: Settled decision ids remembered per seat: an answer to one is ignored (a retry, or
+#: an answer sent again after rejoining), not refused.
+SETTLED_KEPT = 64
+#: The deadline of a write that is not a decision (welcome, notice, end of match), in
+#: seconds: a seat that takes no bytes for this long is cut off.
+WRITE_S = 5.0
+#: Events kept before the runner drops those every seat has been sent.
+EVENTS_KEPT = 256
+#: The reason given to matches aborted by a shutdown.
+SHUTTING_DOWN = "referee shutting down"
 
 #: Writes one serialised RefereeMessage to a seat's stream.
 Writer = Callable[[bytes], Awaitable[None]]
@@ -80,12 +112,13 @@ def _worse(a: str, b: str) -> str:
 class SeatLink:
     """One connected bot stream of a seat."""
 
-    __slots__ = ("closed", "finished", "write", "writing")
+    __slots__ = ("closed", "finished", "welcomed", "write", "writing")
 
     def __init__(self, write: Writer) -> None:
         self.write = write
         self.closed = False
         self.writing = False  # a write is in flight
+        self.welcomed = False  # the Welcome was written on this stream
         self.finished = asyncio.Event()  # set when the referee has nothing more to send
 
 
@@ -100,16 +133,17 @@ class Seat:
     status: str = "ok"
     strikes: int = 0
     forfeited: bool = False
-    token_used: bool = False
-    link: SeatLink | None = None
+    joined: bool = False  # the token has opened a stream (a later one is a rejoin)
+    link: SeatLink | None = None  # None while the seat is away
     agent: str = ""
-    seen: int = 0  # events already sent to this seat
+    seen: int = 0  # events already sent to this seat (an index into the state's events)
+    think_us: int = 0  # the seat's thinking time so far
     pending_id: int = -1
     pending: asyncio.Future[Any] | None = None
     # the bytes an Answer to the pending decision by index holds before the index
     # (codec.answer_head): the service reads such answers without parsing them
     answer_head: bytes = b""
-    expired: deque[int] = field(default_factory=lambda: deque(maxlen=EXPIRED_KEPT))
+    settled: deque[int] = field(default_factory=lambda: deque(maxlen=SETTLED_KEPT))
 
     def entry(self) -> SeatEntry:
         """This seat as recorded."""
@@ -117,8 +151,9 @@ class Seat:
 
 
 # What a pending decision resolves to: ("answer", Answer or index) / ("error", text) /
-# ("gone", text) / ("timeout", text), or ("next", what Match._next returned) when the answer
-# was taken as it came (Match.on_index).
+# ("gone", text) / ("timeout", text) / ("rejoined", None) / ("abort", reason), or
+# ("next", what Match._next returned) when the answer was taken as it came
+# (Match.on_index).
 Outcome = tuple[str, Any]
 # A decision made and not yet answered: seat, decision id, legal actions, their texts,
 # the message, and the future of its outcome.
@@ -145,6 +180,7 @@ class Match:
         seed: int,
         seat_names: list[str],
         clock: ClockRules,
+        measure: bool = False,
     ) -> None:
         spec = get_game(game)
         self.id = match_id
@@ -158,20 +194,25 @@ class Match:
             for i, name in enumerate(seat_names)
         ]
         self.phase = MatchPhase.WAITING
-        # the actions taken, as (seat, text, think_us, source, index): the ActionEntry
-        # records are made from them once, when asked for (the record at the end)
-        self._taken: list[tuple[int, str, int, str, int]] = []
-        self.record: MatchRecord | None = None
+        # the actions taken, in the record's compact form (format 2): each one's index in
+        # the legal actions and its thinking time, and who chose it where not the bot
+        self._index = array("I")
+        self._think = array("I")
+        self._sources: dict[int, str] = {}
+        self.record_bytes: bytes | None = None  # the record, once finished
         self.result_pb: common_pb2.MatchResult | None = None
-        self.error: str | None = None
+        self.error: str | None = None  # the referee fault that aborted the match, if any
         self.done = asyncio.Event()
         self.watchers: list[asyncio.Queue[Any]] = []
-        # the referee's own time per decision: from taking an answer to the next message
-        # being ready to send (engine, view, codec), without the transport
-        self.referee_ns: list[int] = []
+        # the referee's own time per decision, when measured (`arena bench referee`): from
+        # taking an answer to the next message being ready to send, without the transport
+        self.referee_ns: list[int] | None = [] if measure else None
         self._all_joined = asyncio.Event()
-        self._published = 0
+        self._published = 0  # events given to the watchers (an index into the state's)
+        self._dropped = 0  # events dropped from the front of the state's list
         self._started_ms = 0
+        self._welcome: bot_pb2.RefereeMessage | None = None  # made when the match starts
+        self._abort: str | None = None  # why the match is being aborted
         self._decision_id = 0
         self._encoder = codec.DecisionEncoder(clock.decision_ms)
         # the decision being made or waited on, and when it was sent (perf_counter_ns)
@@ -183,14 +224,9 @@ class Match:
         self._timer: asyncio.TimerHandle | None = None
 
     @property
-    def actions(self) -> tuple[ActionEntry, ...]:
-        """Every action taken so far, as recorded."""
-        return tuple(ActionEntry(*taken) for taken in self._taken)
-
-    @property
     def actions_taken(self) -> int:
         """How many actions have been taken so far."""
-        return len(self._taken)
+        return len(self._index)
 
     @property
     def decisions(self) -> int:
@@ -198,56 +234,103 @@ class Match:
         moves the referee makes itself are not decisions)."""
         return self._decision_id
 
+    @property
+    def record(self) -> MatchRecord | None:
+        """The finished match's record (decoded from its bytes: the engine re-runs it)."""
+        return None if self.record_bytes is None else codec.decode_record(self.record_bytes)
+
+    @property
+    def status(self) -> str:
+        """``completed`` or ``aborted`` once finished; ``""`` before."""
+        if self.phase is not MatchPhase.FINISHED:
+            return ""
+        return "aborted" if self._abort is not None else "completed"
+
     # -- joining -----------------------------------------------------------------------------
 
-    def attach(self, seat: Seat, link: SeatLink, agent: str) -> None:
-        """Connect a bot stream to ``seat`` (its token checked by the caller)."""
+    def attach(self, seat: Seat, link: SeatLink, agent: str) -> bool:
+        """Connect a bot stream to ``seat`` (its token checked by the caller); True when
+        the seat had joined before (a rejoin: a stream it still holds is closed, and a
+        pending decision is sent again on the new one)."""
         if self.phase is MatchPhase.FINISHED:
             raise ProtocolError("FAILED_PRECONDITION", f"match {self.id} is already over")
-        if seat.token_used:
-            raise ProtocolError(
-                "ALREADY_EXISTS", f"the token of seat {seat.index} was already used"
-            )
         if seat.forfeited:
             raise ProtocolError("FAILED_PRECONDITION", f"seat {seat.index} has forfeited")
-        seat.token_used = True
+        rejoin = seat.joined
+        old = seat.link
+        seat.joined = True
         seat.link = link
         seat.agent = agent[:200]
-        if all(s.link is not None for s in self.seats):
+        if old is not None:
+            old.closed = True
+            old.finished.set()  # its stream ends; the new one takes the seat
+        if rejoin:
+            self._resolve(seat, ("rejoined", None))
+        elif all(s.joined for s in self.seats):
             self._all_joined.set()
+        return rejoin
 
-    def detach(self, seat: Seat, reason: str) -> None:
-        """The seat's stream ended: before the end of the match, it forfeits (disconnected)."""
-        link = seat.link
-        if link is None:
-            return
+    def detach(self, seat: Seat, link: SeatLink, reason: str) -> None:
+        """A stream of the seat ended. Before the end of the match the seat is away: it
+        may rejoin while its clock runs; its decision's time up, it forfeits."""
         link.closed = True
-        if self.phase is MatchPhase.FINISHED:
-            return
-        if not seat.forfeited:
-            seat.status = _worse(seat.status, "disconnected")
-            seat.forfeited = True
-        self._resolve(seat, ("gone", reason))
+        if seat.link is not link:
+            return  # a stream the seat has replaced
+        seat.link = None
+        if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
+            log.info("match %s: seat %d is away (%s)", self.id, seat.index, reason)
 
-    def protocol_fault(self, seat: Seat, message: str) -> None:
+    def protocol_fault(self, seat: Seat, link: SeatLink, message: str) -> None:
         """The seat sent something unreadable: it is invalid and forfeits."""
+        link.closed = True
+        if seat.link is not link:
+            return
+        seat.link = None
         if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
             seat.status = _worse(seat.status, "invalid")
             seat.strikes += 1
             seat.forfeited = True
-        if seat.link is not None:
-            seat.link.closed = True
         self._resolve(seat, ("gone", message))
+
+    def _cut_off(self, seat: Seat, link: SeatLink, problem: str) -> None:
+        """The seat's stream took no bytes by a write's deadline: it times out and
+        forfeits (a stream that cannot be written to cannot be played), and the stream
+        is ended."""
+        link.closed = True
+        link.finished.set()
+        if seat.link is not link:
+            return
+        seat.link = None
+        if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
+            log.info("match %s: seat %d cut off: %s", self.id, seat.index, problem)
+            seat.status = _worse(seat.status, "timeout")
+            seat.strikes += 1
+            seat.forfeited = True
+        self._resolve(seat, ("gone", problem))
+
+    def abort(self, reason: str) -> None:
+        """End the match as aborted, with ``reason``, as soon as its task can: at once if
+        it waits for seats or an answer, else after the write in flight."""
+        if self.phase is MatchPhase.FINISHED or self._abort is not None:
+            return
+        self._abort = reason
+        self._all_joined.set()
+        pending = self._pending
+        if pending is not None and not pending[5].done():
+            pending[5].set_result(("abort", reason))
 
     # -- answers -----------------------------------------------------------------------------
 
     def on_answer(self, seat: Seat, answer: bot_pb2.Answer) -> None:
-        """An Answer from the seat's stream; raises ProtocolError when out of turn."""
+        """An Answer from the seat's stream; raises ProtocolError when out of turn.
+
+        An answer to a decision already settled (answered or timed out) is ignored: a
+        retry, or an answer sent again after rejoining, costs nothing."""
         did = answer.decision_id
         if seat.pending is not None and did == seat.pending_id:
             self._resolve(seat, ("answer", answer))
-        elif did in seat.expired:
-            return  # a late answer to a decision the referee already settled
+        elif did in seat.settled:
+            return
         else:
             raise ProtocolError(
                 "FAILED_PRECONDITION",
@@ -275,7 +358,7 @@ class Match:
         elapsed_ms = (t0 - self._sent) / 1e6
         pending = self._pending
         assert pending is not None  # made in _next together with seat.pending
-        _, _, legal, texts, _, current = pending
+        _, did, legal, _, _, current = pending
         if current is not fut or index >= len(legal) or elapsed_ms > self.clock.decision_ms:
             fut.set_result(("answer", index))  # the match task settles it
             return
@@ -283,8 +366,9 @@ class Match:
             self._t0 = t0
             seat.pending = None
             seat.answer_head = b""
+            seat.settled.append(did)
             seat.clock.charge(elapsed_ms)
-            self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", texts[index], index)
+            self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", index)
             fut.set_result(("next", self._next()))
         except Exception as exc:  # a referee bug: the match task ends the match
             fut.set_exception(exc)
@@ -293,7 +377,7 @@ class Match:
         """A BotError from the seat: the bot failed to decide."""
         if seat.pending is not None and error.decision_id == seat.pending_id:
             self._resolve(seat, ("error", error.message[:500]))
-        elif error.decision_id not in seat.expired:
+        elif error.decision_id not in seat.settled:
             raise ProtocolError(
                 "FAILED_PRECONDITION", f"error report for decision {error.decision_id} out of turn"
             )
@@ -306,44 +390,62 @@ class Match:
     # -- the match ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Wait for the seats, play the match to its end, and make the record."""
+        """Wait for the seats, play the match to its end, and make the record. A fault of
+        the referee's own aborts the match with the fault as its reason."""
         try:
             await self._wait_for_seats()
             await self._play()
         except Exception as exc:  # a referee bug must not take the process down
             log.exception("match %s failed", self.id)
             self.error = f"{type(exc).__name__}: {exc}"
+            if self._abort is None:
+                self._abort = f"referee fault: {self.error}"
         finally:
             await self._finish()
 
     async def _wait_for_seats(self) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._all_joined.wait(), self.clock.join_ms / 1000)
+        if self._abort is not None:
+            return
         for seat in self.seats:
-            if seat.link is None and not seat.forfeited:
+            if not seat.joined and not seat.forfeited:
                 seat.status, seat.forfeited = "disconnected", True
         self.phase = MatchPhase.RUNNING
         self._started_ms = int(time.time() * 1000)
-        welcome = bot_pb2.RefereeMessage()
+        welcome = self._welcome = bot_pb2.RefereeMessage()
         w = welcome.welcome
         w.match_id, w.game = self.id, self.game
         codec.options_to_proto(self.options, w.options)
         for seat in self.seats:
             w.seats.add(seat=seat.index, name=seat.name)
         w.clock.CopyFrom(codec.clock_to_proto(self.clock))
-        for seat in self.seats:
-            w.your_seat = seat.index
-            await self._send(seat, welcome.SerializeToString())
+        await asyncio.gather(*(self._send(seat, None) for seat in self.seats))
 
-    async def _send(self, seat: Seat, data: bytes) -> bool:
+    async def _send(self, seat: Seat, data: bytes | None, deadline: float | None = None) -> bool:
+        """Write ``data`` to the seat's stream, after the Welcome if that stream has not
+        had it; False when the seat is away or its stream broke, or took no bytes by
+        ``deadline`` (the loop's time; default :data:`WRITE_S` from now), which cuts the
+        seat off."""
         link = seat.link
         if link is None or link.closed:
             return False
+        if deadline is None:
+            deadline = asyncio.get_running_loop().time() + WRITE_S
         link.writing = True
         try:
-            await link.write(data)
-        except Exception as exc:  # the stream broke under us
-            self.detach(seat, f"write failed: {exc}")
+            async with asyncio.timeout_at(deadline):
+                if not link.welcomed and self._welcome is not None:
+                    link.welcomed = True
+                    self._welcome.welcome.your_seat = seat.index
+                    await link.write(self._welcome.SerializeToString())
+                if data is not None:
+                    await link.write(data)
+        except TimeoutError:
+            self._cut_off(seat, link, "the stream took no message in time (a write timed out)")
+            return False
+        except Exception as exc:  # the stream broke under us: the seat is away
+            self.detach(seat, link, f"write failed: {exc}")
             return False
         finally:
             link.writing = False
@@ -356,17 +458,24 @@ class Match:
         perf = time.perf_counter_ns
         self._t0 = perf()
         pending = self._next()
-        while pending is not None:
+        while pending is not None and self._abort is None:
             if isinstance(pending, _Pause):
                 await asyncio.sleep(0)  # a played-out seat must not hold up other matches
                 pending = self._next()
                 continue
             seat, did, legal, texts, msg, fut = pending
             sent = self._sent = perf()
-            ok = await self._send(seat, msg)
-            if ok and not fut.done():
+            # the clock covers delivery: the write has the decision's own deadline
+            deadline = loop_time() + seat.clock.allowance_s()
+            if seat.link is not None:
+                await self._send(seat, msg, deadline)
+            if fut.done():
+                outcome = fut.result()
+            elif seat.forfeited:  # cut off while writing
+                outcome = ("gone", "the stream took no message in time")
+            else:  # wait for the answer, or for the seat to come back if it is away
                 # one watchdog timer per match, moved only when it would fire too late
-                deadline = self._deadline = loop_time() + seat.clock.allowance_s()
+                self._deadline = deadline
                 self._waiting = fut
                 timer = self._timer
                 if timer is None or timer.when() > deadline:
@@ -374,14 +483,20 @@ class Match:
                         timer.cancel()
                     self._timer = call_at(deadline, self._watchdog)
                 outcome = await fut
+                while outcome[0] == "rejoined":  # send the decision again on the new stream
+                    fut = self._create_future()
+                    seat.pending = self._waiting = fut
+                    self._pending = (seat, did, legal, texts, msg, fut)
+                    await self._send(seat, msg, deadline)
+                    if not fut.done() and seat.forfeited:
+                        fut.set_result(("gone", "the stream took no message in time"))
+                    outcome = await fut
                 self._waiting = None
-            elif fut.done():
-                outcome = fut.result()
-            else:
-                outcome = ("gone", "the stream is closed")
             if outcome[0] == "next":  # on_index took the answer and made the next decision
                 pending = outcome[1]
                 continue
+            if outcome[0] == "abort":
+                break
             t0 = self._t0 = perf()
             elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
@@ -432,13 +547,31 @@ class Match:
                 msg = encoder.decision_with(
                     did, encoder.view_bytes(view), texts, codec.advice_of(view), events, bank
                 )
+            if len(state.events) > EVENTS_KEPT:
+                self._drop_sent_events()
             fut: asyncio.Future[Outcome] = self._create_future()
             seat.pending, seat.pending_id = fut, did
             seat.answer_head = answer_head(did)
-            self.referee_ns.append(time.perf_counter_ns() - self._t0)
+            if self.referee_ns is not None:
+                self.referee_ns.append(time.perf_counter_ns() - self._t0)
             pending = self._pending = (seat, did, legal, texts, msg, fut)
             return pending
         return None
+
+    def _drop_sent_events(self) -> None:
+        """Drop the events that every seat still playing has been sent and the watchers
+        have had: a long match holds only the events since its seats' last decisions (a
+        new watcher's history is re-run from the actions, :meth:`public_events`)."""
+        low = self._published
+        for seat in self.seats:
+            if not seat.forfeited and seat.seen < low:
+                low = seat.seen
+        if low:
+            del self.state.events[:low]  # in place: the engine appends to this list
+            self._dropped += low
+            self._published -= low
+            for seat in self.seats:
+                seat.seen = max(0, seat.seen - low)
 
     def _watchdog(self) -> None:
         """The match's timer: time out the pending decision if its deadline has passed,
@@ -467,27 +600,31 @@ class Match:
         strike."""
         kind, payload = outcome
         think_us = int(elapsed_ms * 1000)
+        seat.settled.append(did)
         if kind == "answer":
             in_time = seat.clock.charge(elapsed_ms)
             if in_time:
                 index, problem = self._pick(payload, legal, texts)
                 if index is not None:
-                    self._apply(seat, legal[index], think_us, "bot", texts[index], index)
+                    self._apply(seat, legal[index], think_us, "bot", index)
                     return
                 fault = "invalid"
             else:
                 fault, problem = "timeout", f"answered after {elapsed_ms:.0f} ms, out of time"
         elif kind == "timeout":
             seat.clock.charge(elapsed_ms)
-            seat.expired.append(did)
+            if seat.link is None:  # away, and did not come back in time: it forfeits
+                seat.status = _worse(seat.status, "disconnected")
+                seat.forfeited = True
+                self._apply(seat, default_action(legal), think_us, "forfeited")
+                return
             fault, problem = "timeout", f"no answer within {elapsed_ms:.0f} ms"
         elif kind == "error":
             seat.clock.charge(elapsed_ms)
             fault, problem = "crashed", f"the bot reported an error: {payload}"
-        else:  # gone: detach already marked the seat
+        else:  # gone: the seat was marked when it went
             self._apply(seat, default_action(legal), think_us, "forfeited")
             return
-        seat.expired.append(did)
         seat.strikes += 1
         seat.status = _worse(seat.status, fault)
         action = default_action(legal)
@@ -513,7 +650,8 @@ class Match:
         self, answer: bot_pb2.Answer | int, legal: list[Action], texts: Sequence[str]
     ) -> tuple[int | None, str]:
         """The index of the legal action an answer (or an index read by the service)
-        names, or None and what is wrong."""
+        names, or None and what is wrong. Whatever is wrong with a text is the seat's
+        fault, whichever error reading it raises."""
         if isinstance(answer, int):
             index = answer
         elif (which := answer.WhichOneof("choice")) == "index":
@@ -528,6 +666,9 @@ class Match:
                 action = self.state.parse_action(text[:300])
             except EngineError as exc:
                 return None, f"cannot read action {text[:80]!r}: {exc}"
+            except Exception as exc:  # a parser's own error: still not a legal action
+                log.warning("match %s: reading %r raised %r", self.id, text[:80], exc)
+                return None, f"cannot read action {text[:80]!r}"
             if action in legal:
                 return legal.index(action), ""
             return None, f"{action} is not a legal action now"
@@ -543,14 +684,15 @@ class Match:
         action: Action,
         think_us: int,
         source: str,
-        text: str | None = None,
         index: int = DEFAULT_INDEX,
     ) -> None:
         """Apply ``action`` (the ``index``-th legal action) and record it."""
         self.state.apply(action)
-        self._taken.append(
-            (seat.index, str(action) if text is None else text, think_us, source, index)
-        )
+        if source != "bot":
+            self._sources[len(self._index)] = source
+        self._index.append(index)
+        self._think.append(min(think_us, 0xFFFFFFFF))
+        seat.think_us += think_us
         if self.watchers:
             self._publish()
         else:
@@ -565,8 +707,14 @@ class Match:
                 q.put_nowait(e)
 
     def public_events(self) -> list[common_pb2.Event]:
-        """The public events published so far (for a new watcher)."""
-        events = self.state.events[: self._published]
+        """The public events published so far, for a new watcher: re-run from the seed and
+        the actions taken (the match keeps only its recent events)."""
+        state = get_game(self.game).new_match(
+            self.seed, seats=len(self.seats), options=self.options
+        )
+        for index in self._index:
+            state.apply(state.legal_actions()[index])
+        events = state.events[: self._dropped + self._published]
         return [codec.event_to_proto(e) for e in events if e.visible_to is None]
 
     async def _finish(self) -> None:
@@ -575,30 +723,44 @@ class Match:
             self._timer = None
         self._waiting = None
         state = self.state
-        result: Result | None = state.result()
+        result: Result | None = None
+        if self._abort is None:
+            result = state.result()
+            if result is None:  # the play ended before the match did: a referee fault
+                self._abort = f"referee fault: the match stopped after {self.actions_taken} actions"
         self.phase = MatchPhase.FINISHED
         if self.watchers:
             self._publish()
-        entries = tuple(s.entry() for s in self.seats)
-        self.record = MatchRecord(
+        head = MatchRecord(
             game=self.game,
             options=self.options,
             seed=self.seed,
-            seats=entries,
-            actions=self.actions,
+            seats=tuple(s.entry() for s in self.seats),
+            actions=(),
             result=result,
             match_id=self.id,
             clock=self.clock,
             started_unix_ms=self._started_ms,
+            status="completed" if self._abort is None else "aborted",
+            reason=self._abort or "",
         )
-        self.result_pb = codec.result_to_proto(result, entries, self.record.actions)
+        msg = codec.compact_record_to_proto(
+            head, self._index, self._think, self._sources, [s.think_us for s in self.seats]
+        )
+        self.record_bytes = msg.SerializeToString(deterministic=True)
+        self.result_pb = msg.result
+        ends = []
         for seat in self.seats:
             end = bot_pb2.RefereeMessage()
             end.match_end.result.CopyFrom(self.result_pb)
             end.match_end.events.extend(
                 codec.event_to_proto(e) for e in state.events_for(seat.index, seat.seen)
             )
-            await self._send(seat, end.SerializeToString())
+            ends.append(end.SerializeToString())
+        await asyncio.gather(
+            *(self._send(seat, data) for seat, data in zip(self.seats, ends, strict=True))
+        )
+        for seat in self.seats:
             if seat.link is not None:
                 seat.link.finished.set()
             seat.pending = None
@@ -616,15 +778,53 @@ _NOTICE = {
 }
 
 
-class Referee:
-    """Every match of one referee process, and the seat tokens that open them."""
+@dataclass(eq=False, slots=True)
+class FinishedMatch:
+    """A finished match as the referee keeps it until the platform releases it: the
+    bytes of its record (which hold its result), and its seats' tokens."""
 
-    def __init__(self, default_clock: ClockRules | None = None) -> None:
-        self.default_clock = default_clock or ClockRules()
-        self.matches: dict[str, Match] = {}
+    id: str
+    record: bytes
+    tokens: tuple[str, ...]
+    finished_at: float  # time.monotonic()
+    phase: MatchPhase = MatchPhase.FINISHED
+
+    @property
+    def size(self) -> int:
+        """The bytes this entry is counted as (its record, plus a fixed overhead)."""
+        return len(self.record) + 512
+
+
+class Referee:
+    """Every match of one referee process, and the seat tokens that open them.
+
+    Finished matches are kept, as their records' bytes, until the platform releases
+    them (:meth:`release`), at most ``keep_bytes`` of them and for at most ``keep_s``
+    seconds, the oldest forgotten first."""
+
+    def __init__(
+        self,
+        default_clock: ClockRules | None = None,
+        *,
+        keep_bytes: int = KEEP_BYTES,
+        keep_s: float = KEEP_S,
+        max_waiting: int = MAX_WAITING,
+        max_join_ms: int = MAX_JOIN_MS,
+        measure: bool = False,
+    ) -> None:
+        self.default_clock = default_clock or ClockRules(join_ms=min(30_000, max_join_ms))
+        self.keep_bytes = keep_bytes
+        self.keep_s = keep_s
+        self.max_waiting = max_waiting
+        self.max_join_ms = max_join_ms
+        self.measure = measure
+        self.matches: dict[str, Match] = {}  # waiting or running
+        self.finished: OrderedDict[str, FinishedMatch] = OrderedDict()  # oldest first
+        self.kept_bytes = 0
         self.tokens: dict[str, tuple[Match, Seat]] = {}
+        self.closing = False  # shutting down: no new matches or seats
+        self._finished_tokens: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._finished: deque[str] = deque()
 
     def create(
         self,
@@ -636,19 +836,45 @@ class Referee:
         match_id: str = "",
     ) -> Match:
         """Create and start a match; its seats' tokens are on ``match.seats``."""
-        if match_id and match_id in self.matches:
+        if self.closing:
+            raise ProtocolError(
+                "UNAVAILABLE", "the referee is shutting down: create the match on another one"
+            )
+        if match_id and (match_id in self.matches or match_id in self.finished):
             raise ProtocolError("ALREADY_EXISTS", f"match id {match_id!r} is already in use")
-        if len(match_id) > 200:
-            raise ProtocolError("INVALID_ARGUMENT", "a match id has at most 200 characters")
+        if len(match_id) > MAX_MATCH_ID:
+            raise ProtocolError(
+                "INVALID_ARGUMENT", f"a match id has at most {MAX_MATCH_ID} characters"
+            )
         if not 0 <= seed < 1 << 64:
             raise ProtocolError("INVALID_ARGUMENT", f"seed must be in 0..2**64-1, not {seed}")
+        for name in seat_names:
+            if len(name) > MAX_NAME:
+                raise ProtocolError(
+                    "INVALID_ARGUMENT", f"a seat name has at most {MAX_NAME} characters"
+                )
+        clock = clock or self.default_clock
+        if clock.join_ms > self.max_join_ms:
+            raise ProtocolError(
+                "INVALID_ARGUMENT",
+                f"join_ms {clock.join_ms} is over this referee's limit of {self.max_join_ms} ms",
+            )
+        self._forget_old()
+        waiting = sum(1 for m in self.matches.values() if m.phase is MatchPhase.WAITING)
+        if waiting >= self.max_waiting:
+            raise ProtocolError(
+                "RESOURCE_EXHAUSTED",
+                f"{waiting} matches are waiting for their seats, this referee's limit: "
+                "start the bots of those first, or try again later",
+            )
         match = Match(
             match_id or secrets.token_hex(8),
             game,
             options,
             seed,
             seat_names,
-            clock or self.default_clock,
+            clock,
+            self.measure,
         )
         self.matches[match.id] = match
         for seat in match.seats:
@@ -660,29 +886,91 @@ class Referee:
 
     async def _run(self, match: Match) -> None:
         await match.run()
-        self._finished.append(match.id)
-        while len(self._finished) > KEEP_FINISHED:
-            old = self.matches.pop(self._finished.popleft(), None)
-            if old is not None:
-                for seat in old.seats:
-                    self.tokens.pop(seat.token, None)
+        self.matches.pop(match.id, None)
+        tokens = tuple(seat.token for seat in match.seats)
+        for token in tokens:
+            self.tokens.pop(token, None)
+            self._finished_tokens[token] = match.id
+        assert match.record_bytes is not None  # made by Match._finish
+        entry = FinishedMatch(match.id, match.record_bytes, tokens, time.monotonic())
+        self.finished[match.id] = entry
+        self.kept_bytes += entry.size
+        self._forget_old()
 
-    def seat_for(self, token: str) -> tuple[Match, Seat]:
-        """The match and seat a token opens; ProtocolError when it opens none."""
+    def _forget_old(self) -> None:
+        """Forget the oldest finished matches past the byte budget or the age limit."""
+        too_old = time.monotonic() - self.keep_s
+        finished = self.finished
+        while finished:
+            oldest = next(iter(finished.values()))
+            if self.kept_bytes <= self.keep_bytes and oldest.finished_at >= too_old:
+                break
+            self._forget(oldest)
+
+    def _forget(self, entry: FinishedMatch) -> None:
+        del self.finished[entry.id]
+        self.kept_bytes -= entry.size
+        for token in entry.tokens:
+            self._finished_tokens.pop(token, None)
+
+    def join(self, token: str, link: SeatLink, agent: str) -> tuple[Match, Seat, bool]:
+        """Connect a stream to the seat its token opens: the match, the seat, and whether
+        this is a rejoin. ProtocolError when the token opens none."""
         found = self.tokens.get(token)
         if found is None:
+            if token in self._finished_tokens:
+                raise ProtocolError(
+                    "FAILED_PRECONDITION", f"match {self._finished_tokens[token]} is already over"
+                )
             raise ProtocolError("PERMISSION_DENIED", "unknown seat token")
-        return found
+        match, seat = found
+        if self.closing and not seat.joined:
+            raise ProtocolError(
+                "UNAVAILABLE", "the referee is shutting down and takes no new seats"
+            )
+        return match, seat, match.attach(seat, link, agent)
 
-    def get(self, match_id: str) -> Match:
+    def get(self, match_id: str) -> Match | FinishedMatch:
         """The match with this id; ProtocolError NOT_FOUND otherwise."""
-        match = self.matches.get(match_id)
+        match = self.matches.get(match_id) or self.finished.get(match_id)
         if match is None:
-            raise ProtocolError("NOT_FOUND", f"no match {match_id!r} on this referee")
+            raise ProtocolError(
+                "NOT_FOUND",
+                f"no match {match_id!r} on this referee (never created here, released, "
+                "or forgotten past its keep limits)",
+            )
         return match
 
+    def release(self, match_id: str) -> bool:
+        """Forget a finished match (the platform has stored its record); False when it was
+        not kept. ProtocolError while it is still being played."""
+        if match_id in self.matches:
+            raise ProtocolError("FAILED_PRECONDITION", f"match {match_id} is still being played")
+        entry = self.finished.get(match_id)
+        if entry is None:
+            return False
+        self._forget(entry)
+        return True
+
+    async def shutdown(self, grace_s: float) -> None:
+        """Take no new matches or seats; let the running matches finish within
+        ``grace_s`` seconds, then abort the rest (and, at once, those still waiting for
+        their seats) with the reason "referee shutting down"."""
+        self.closing = True
+        for match in list(self.matches.values()):
+            if match.phase is MatchPhase.WAITING:
+                match.abort(SHUTTING_DOWN)
+        tasks = set(self._tasks)
+        if tasks:
+            _, tasks = await asyncio.wait(tasks, timeout=grace_s)
+        for match in list(self.matches.values()):
+            match.abort(SHUTTING_DOWN)
+        if tasks:
+            await asyncio.wait(tasks, timeout=WRITE_S + 1)
+
     async def close(self) -> None:
-        """Cancel every match still running."""
+        """Abort every match still running, then stop."""
+        await self.shutdown(0.0)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

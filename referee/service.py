@@ -1,10 +1,13 @@
-"""The gRPC referee service (ARCHITECTURE decision 5): thin servicers over
+"""The gRPC referee service (ARCHITECTURE decisions 5 and 13): thin servicers over
 :mod:`referee.runner`, plus health checking and reflection.
 
 The bot stream takes raw bytes and parses them here, so that a malformed
 message is answered with INVALID_ARGUMENT and a reason instead of a generic
-deserialisation failure; oversized messages are refused by gRPC itself
-(RESOURCE_EXHAUSTED) at :data:`MAX_MESSAGE_BYTES`.
+deserialisation failure; a message over :data:`MAX_MESSAGE_BYTES` is the seat's
+fault (invalid), and gRPC itself refuses one over :data:`GRPC_MAX_RECEIVE`.
+The match service needs the platform's credential (:mod:`referee.auth`); the
+bots' ``Play`` and health stay open. :func:`serve` stops gracefully on SIGTERM
+or SIGINT (:meth:`referee.runner.Referee.shutdown`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import resource
+import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
 
 import grpc
@@ -23,15 +28,55 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from referee import codec
+from referee.auth import PlatformAuth, platform_secret
 from referee.clock import ClockRules
 from referee.engine import EngineError
-from referee.runner import Match, MatchPhase, ProtocolError, Referee, SeatLink
-from rummyarena.v1 import bot_pb2, match_pb2, match_pb2_grpc
+from referee.record import new_state
+from referee.runner import (
+    FinishedMatch,
+    Match,
+    MatchPhase,
+    ProtocolError,
+    Referee,
+    Seat,
+    SeatLink,
+)
+from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 #: The largest message a bot or client may send; answers are tiny.
 MAX_MESSAGE_BYTES = 64 * 1024
+#: The largest message gRPC reads at all: past it the stream ends (RESOURCE_EXHAUSTED)
+#: before the referee sees the message.
+GRPC_MAX_RECEIVE = 1024 * 1024
+#: How long running matches may take to finish after SIGTERM or SIGINT, by default.
+GRACE_S = 30.0
+#: After a shutdown's matches have ended, how long the service stays up for the
+#: platform to fetch their records (it stops sooner once all are released).
+LINGER_S = 5.0
+#: The open-file limit below which the referee warns (one per connection).
+FEW_FILES = 4096
+
+#: Server options that bound what one client can hold (docs/protocol.md, "Limits").
+SERVER_OPTIONS = (
+    ("grpc.max_receive_message_length", GRPC_MAX_RECEIVE),
+    ("grpc.so_reuseport", 0),
+    # streams one connection may hold at once (a bot session plays several matches)
+    ("grpc.max_concurrent_streams", 256),
+    # a connection with no call for 5 minutes is closed; one that never finishes its
+    # HTTP/2 handshake, after 10 s
+    ("grpc.max_connection_idle_ms", 300_000),
+    ("grpc.server_handshake_timeout_ms", 10_000),
+    # the referee pings every connection each minute and drops one silent for 20 s
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
+    # clients may ping at most every 10 s, even without calls; more often, twice, and
+    # the connection is closed
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_ping_strikes", 2),
+)
 #: How long a new stream may take to send its Join.
 JOIN_WAIT_S = 30.0
 #: How long a failing stream waits for a write in flight before ending with its status.
@@ -74,6 +119,12 @@ class RefereeServicer:
             await _abort(context, "DEADLINE_EXCEEDED", f"no Join within {JOIN_WAIT_S:.0f} s")
         if raw is grpc.aio.EOF:
             return
+        if len(raw) > MAX_MESSAGE_BYTES:
+            await _abort(
+                context,
+                "RESOURCE_EXHAUSTED",
+                f"a Join of {len(raw)} bytes: the referee reads at most {MAX_MESSAGE_BYTES}",
+            )
         msg = _parse(raw)
         if msg is None or msg.WhichOneof("kind") != "join":
             await _abort(
@@ -83,11 +134,10 @@ class RefereeServicer:
             )
         link = SeatLink(context.write)
         try:
-            match, seat = self.referee.seat_for(msg.join.token)
-            match.attach(seat, link, msg.join.agent)
+            match, seat, _ = self.referee.join(msg.join.token, link, msg.join.agent)
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
-        reader = asyncio.ensure_future(self._read(context, match, seat))
+        reader = asyncio.ensure_future(self._read(context, match, seat, link))
         finished = asyncio.ensure_future(link.finished.wait())
         failure: tuple[str, str] | None = None
         try:
@@ -97,20 +147,27 @@ class RefereeServicer:
         finally:
             reader.cancel()
             finished.cancel()
-            match.detach(seat, "the stream ended")
+            match.detach(seat, link, "the stream ended")
         if failure is not None:
             # a write still in flight (from the match task) would hold up the status
             await _settle(link)
             await _abort(context, *failure)
 
     async def _read(
-        self, context: grpc.aio.ServicerContext[Any, Any], match: Match, seat: Any
+        self, context: grpc.aio.ServicerContext[Any, Any], match: Match, seat: Seat, link: SeatLink
     ) -> tuple[str, str] | None:
         """Feed the seat's messages to the match; the status to end with on a fault."""
         while True:
             raw = await context.read()
             if raw is grpc.aio.EOF:
                 return None
+            if len(raw) > MAX_MESSAGE_BYTES:
+                problem = (
+                    f"a message of {len(raw)} bytes: the referee reads at most "
+                    f"{MAX_MESSAGE_BYTES} (answers are a few bytes)"
+                )
+                match.protocol_fault(seat, link, problem)
+                return "RESOURCE_EXHAUSTED", problem
             # the common answer, by an index below 128, in the canonical encoding
             # (codec.answer_head): read from the bytes; anything else is parsed
             head = seat.answer_head
@@ -137,7 +194,7 @@ class RefereeServicer:
                 else:
                     raise ProtocolError("INVALID_ARGUMENT", "the BotMessage is empty")
             except ProtocolError as exc:
-                match.protocol_fault(seat, str(exc))
+                match.protocol_fault(seat, link, str(exc))
                 return exc.code, str(exc)
 
 
@@ -157,7 +214,7 @@ def _parse(raw: bytes) -> bot_pb2.BotMessage | None:
 
 
 class MatchesServicer(match_pb2_grpc.MatchesServicer):
-    """The platform side: create, watch and fetch matches."""
+    """The platform side: create, watch, fetch and release matches."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
@@ -195,19 +252,24 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
             match = self.referee.get(request.match_id)
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
-        history = match.public_events()
-        if match.phase is MatchPhase.FINISHED:
-            for event in history:
+        if isinstance(match, FinishedMatch):
+            record = match_pb2.GetMatchResponse().record
+            record.MergeFromString(match.record)
+            for event in _public_events(match.record):
                 yield match_pb2.MatchUpdate(event=event)
-            yield match_pb2.MatchUpdate(result=match.result_pb)
+            yield match_pb2.MatchUpdate(result=record.result)
             return
+        history = match.public_events()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         match.watchers.append(queue)
         try:
             for event in history:
                 yield match_pb2.MatchUpdate(event=event)
+            if match.phase is MatchPhase.FINISHED:  # it ended while the history was made
+                yield match_pb2.MatchUpdate(result=match.result_pb)
+                return
             while (item := await queue.get()) is not None:
-                if isinstance(item, type(match_pb2.MatchUpdate().event)):
+                if isinstance(item, common_pb2.Event):
                     yield match_pb2.MatchUpdate(event=item)
                 else:
                     yield match_pb2.MatchUpdate(result=item)
@@ -223,23 +285,66 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         reply = match_pb2.GetMatchResponse(match_id=match.id, state=_STATE[match.phase])
-        if match.phase is MatchPhase.FINISHED and match.record is not None:
-            reply.result.CopyFrom(match.result_pb)
-            reply.record.CopyFrom(codec.record_to_proto(match.record))
+        if isinstance(match, FinishedMatch):
+            reply.record.MergeFromString(match.record)
+            reply.result.CopyFrom(reply.record.result)
         return reply
 
+    async def ReleaseMatch(
+        self, request: match_pb2.ReleaseMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.ReleaseMatchResponse:
+        """Forget a finished match whose record the platform has stored."""
+        try:
+            released = self.referee.release(request.match_id)
+        except ProtocolError as exc:
+            await _abort(context, exc.code, str(exc))
+        return match_pb2.ReleaseMatchResponse(released=released)
 
-async def start_server(
-    port: int, host: str = "127.0.0.1", default_clock: ClockRules | None = None
-) -> tuple[grpc.aio.Server, Referee, int]:
-    """Start a referee server; returns it, its referee and the port it listens on."""
-    referee = Referee(default_clock)
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
-        ]
+
+def _public_events(record_bytes: bytes) -> list[common_pb2.Event]:
+    """The public events of a finished match, re-run from its record."""
+    record = codec.decode_record(record_bytes)
+    state = new_state(record)
+    for entry in record.actions:
+        state.apply(state.legal_actions()[entry.index])
+    return [codec.event_to_proto(e) for e in state.events if e.visible_to is None]
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit (each connection
+    holds one); the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            log.warning("cannot raise the open-file limit from %d to %d: %s", soft, target, exc)
+    if soft != resource.RLIM_INFINITY and soft < FEW_FILES:
+        log.warning(
+            "only %d open files allowed, one per connection: raise the hard limit "
+            "(ulimit -Hn, or LimitNOFILE= in a systemd unit) to serve many bots",
+            soft,
+        )
+    return soft
+
+
+async def _start(
+    port: int,
+    host: str,
+    default_clock: ClockRules | None,
+    secret: str | None,
+    **referee_options: Any,
+) -> tuple[grpc.aio.Server, Referee, int, HealthServicer]:
+    raise_open_files_limit()
+    referee = Referee(default_clock, **referee_options)
+    auth = PlatformAuth(
+        secret if secret is not None else platform_secret(),
+        (f"/{MATCHES_SERVICE}/",),
+        frozenset({f"/{MATCHES_SERVICE}/WatchMatch"}),
     )
+    server = grpc.aio.server(interceptors=(auth,), options=SERVER_OPTIONS)
     server.add_generic_rpc_handlers((RefereeServicer(referee).handler(),))
     match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee), server)  # type: ignore[no-untyped-call]
     health = HealthServicer()
@@ -265,14 +370,75 @@ async def start_server(
     # 8% of the referee's instructions per decision; docs/performance.md).
     gc.freeze()
     log.info("referee listening on %s:%d", host, bound)
+    return server, referee, bound, health
+
+
+async def start_server(
+    port: int,
+    host: str = "127.0.0.1",
+    default_clock: ClockRules | None = None,
+    *,
+    secret: str | None = None,
+    **referee_options: Any,
+) -> tuple[grpc.aio.Server, Referee, int]:
+    """Start a referee server; returns it, its referee and the port it listens on. The
+    match service takes ``secret`` (default: :func:`referee.auth.platform_secret`);
+    ``referee_options`` go to :class:`referee.runner.Referee`."""
+    server, referee, bound, _ = await _start(port, host, default_clock, secret, **referee_options)
     return server, referee, bound
 
 
-async def serve(port: int, host: str = "127.0.0.1") -> None:
-    """Run a referee server until cancelled."""
-    server, referee, _ = await start_server(port, host)
+async def serve(
+    port: int,
+    host: str = "127.0.0.1",
+    *,
+    grace_s: float = GRACE_S,
+    ready: Callable[[int], None] | None = None,
+    **referee_options: Any,
+) -> None:
+    """Run a referee server until SIGTERM or SIGINT, then stop gracefully: no new
+    matches or seats, running matches finish within ``grace_s`` (the rest end
+    aborted), and the service stays up a moment for their records to be fetched. A
+    second signal aborts what is left at once."""
+    server, referee, bound, health = await _start(port, host, None, None, **referee_options)
+    if ready is not None:
+        ready(bound)
+    loop = asyncio.get_running_loop()
+    signals: list[int] = []
+    stop, hurry = asyncio.Event(), asyncio.Event()
+
+    def on_signal(sig: int) -> None:
+        signals.append(sig)
+        (stop if len(signals) == 1 else hurry).set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal, sig)
     try:
-        await server.wait_for_termination()
+        await stop.wait()
+        live = list(referee.matches)
+        log.info(
+            "%s: shutting down; %d matches have %.0f s to finish",
+            signal.Signals(signals[0]).name,
+            len(live),
+            grace_s,
+        )
+        for name in ("", REFEREE_SERVICE, MATCHES_SERVICE):
+            await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        shutdown = asyncio.ensure_future(referee.shutdown(grace_s))
+        hurried = asyncio.ensure_future(hurry.wait())
+        await asyncio.wait({shutdown, hurried}, return_when=asyncio.FIRST_COMPLETED)
+        hurried.cancel()
+        if not shutdown.done():
+            log.info("second signal: aborting the matches left")
+            await referee.close()
+        await shutdown
+        deadline = time.monotonic() + LINGER_S
+        while any(m in referee.finished for m in live) and time.monotonic() < deadline:
+            if hurry.is_set():
+                break
+            await asyncio.sleep(0.05)
     finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
         await referee.close()
         await server.stop(1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from typing import Any
 import grpc
 
 from arena.commands.referee import main as arena_main
+from referee.auth import SECRET_ENV, call_metadata
 from referee.codec import record_from_proto
 from referee.record import MatchRecord
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
@@ -27,15 +29,20 @@ PLAY = "/rummyarena.v1.Referee/Play"
 
 
 class RefereeProcess:
-    """A referee server in its own process, on a free loopback port."""
+    """A referee server in its own process, on a free loopback port, with a secret of its
+    own for the match service (``metadata`` carries it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: str, **popen: Any) -> None:
+        self.secret = secrets.token_urlsafe(16)
+        self.metadata = call_metadata(self.secret)
         self.proc = subprocess.Popen(
-            [PY, "-m", "arena.commands.referee", "referee", "--port", "0"],
+            [PY, "-m", "arena.commands.referee", "referee", "--port", "0", *args],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=popen.pop("stderr", subprocess.DEVNULL),
+            env={**os.environ, SECRET_ENV: self.secret},
             text=True,
             cwd=ROOT,
+            **popen,
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -72,13 +79,15 @@ class RefereeProcess:
         )
         for key, value in (options or {}).items():
             req.options[key].int_value = value
-        return self.matches.CreateMatch(req, timeout=10)
+        return self.matches.CreateMatch(req, timeout=10, metadata=self.metadata)
 
     def finished(self, match_id: str) -> match_pb2.GetMatchResponse:
         """The match's GetMatch reply once it has finished (waits up to 30 s)."""
         deadline = time.monotonic() + 30
         while True:
-            reply = self.matches.GetMatch(match_pb2.GetMatchRequest(match_id=match_id), timeout=10)
+            reply = self.matches.GetMatch(
+                match_pb2.GetMatchRequest(match_id=match_id), timeout=10, metadata=self.metadata
+            )
             if reply.state == match_pb2.MATCH_STATE_FINISHED or time.monotonic() > deadline:
                 return reply
             time.sleep(0.05)

@@ -9,12 +9,21 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from referee.auth import SECRET_ENV
 from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture, start_bot, wait_all
 
 
 @pytest.fixture(scope="module")
 def referee() -> Iterator[RefereeProcess]:
     yield from referee_fixture()
+
+
+@pytest.fixture(autouse=True)
+def platform_secret(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands carry the referee's secret, as the platform's own would."""
+    if "referee" in request.fixturenames:
+        ref = request.getfixturevalue("referee")
+        monkeypatch.setenv(SECRET_ENV, ref.secret)
 
 
 def test_create_play_get_and_verify(
@@ -48,3 +57,12 @@ def test_unknown_match_and_missing_referee_are_clear(
     assert "no match 'nope'" in capsys.readouterr().err
     assert main(["match", "get", "x", "--referee", "127.0.0.1:1"]) == 2
     assert "no referee answers at 127.0.0.1:1" in capsys.readouterr().err
+
+
+def test_a_wrong_secret_is_refused_with_what_to_do(
+    referee: RefereeProcess, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SECRET_ENV, "not-the-secret")
+    assert main(["match", "get", "nope", "--referee", referee.address]) == 2
+    err = capsys.readouterr().err
+    assert "refused the platform's credential" in err and "ARENA_REFEREE_SECRET" in err

@@ -64,7 +64,9 @@ def test_two_matches_at_once_do_not_disturb_each_other(ref: RefereeProcess) -> N
 
 def test_watch_streams_public_events_then_the_result(ref: RefereeProcess) -> None:
     match = ref.create("gin-three", 3, seed=9, options={"max_hands": 1})
-    stream = ref.matches.WatchMatch(match_pb2.WatchMatchRequest(match_id=match.match_id))
+    stream = ref.matches.WatchMatch(
+        match_pb2.WatchMatchRequest(match_id=match.match_id), metadata=ref.metadata
+    )
     procs = [
         start_bot(RANDOM, ref.address, tok, ARENA_BOT_SEED=str(i))
         for i, tok in enumerate(match.tokens)

@@ -24,7 +24,7 @@ def play(by_index: bool, setup: Callable[[Match], None] | None = None) -> tuple[
     raised: list[str] = []
 
     async def main() -> Match:
-        referee = Referee()
+        referee = Referee(measure=True)
         match = referee.create("hollywood-gin", {"max_hands": 3}, 11, ["a", "b"], CLOCK)
         if setup is not None:
             setup(match)
@@ -97,3 +97,8 @@ def test_a_referee_fault_while_taking_an_answer_ends_the_match_not_the_reader() 
     assert raised == []
     assert match.error == "RuntimeError: a referee bug"
     assert match.record is not None and len(match.record.actions) >= 4
+    # the fault says so in the result: aborted, with the reason, no ranks to trust
+    assert match.record.status == "aborted"
+    assert match.record.reason == "referee fault: RuntimeError: a referee bug"
+    assert match.record.result is None
+    assert match.result_pb is not None and match.result_pb.status == 1  # MATCH_STATUS_ABORTED

@@ -20,9 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import psycopg_pool
 
+from referee.auth import arena_home
+
 DATABASE_URL_ENV = "ARENA_DATABASE_URL"
 HOME_ENV = "ARENA_HOME"
-DEFAULT_HOME = "~/.local/share/rummy-arena"
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 #: Key of the advisory lock that serialises concurrent migrators.
 _MIGRATION_LOCK = 0x52554D4D59  # "RUMMY"
@@ -36,11 +37,6 @@ class StoreUnavailable(RuntimeError):
 
 class MigrationError(RuntimeError):
     """The migrations on disk and the ones recorded in the database disagree, or one failed."""
-
-
-def arena_home() -> Path:
-    """The data folder: ``ARENA_HOME``, default ``~/.local/share/rummy-arena``."""
-    return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME).expanduser()
 
 
 def redact_url(url: str) -> str:

@@ -39,15 +39,27 @@ def register(sub: Any, bench_sub: Any) -> None:
     g.set_defaults(func=cmd_get)
 
 
-def _stub(address: str) -> Any:
+def _stub(address: str) -> tuple[Any, Any, tuple[tuple[str, str], ...]]:
+    """A channel to the referee, its match service, and the metadata every call carries
+    (the platform's credential, referee.auth)."""
+    from referee.auth import SecretError, call_metadata, platform_secret
     from rummyarena.v1 import match_pb2_grpc
 
+    try:
+        metadata = call_metadata(platform_secret())
+    except SecretError as exc:
+        raise CommandError(str(exc)) from None
     channel = grpc.insecure_channel(address)
-    return channel, match_pb2_grpc.MatchesStub(channel)
+    return channel, match_pb2_grpc.MatchesStub(channel), metadata
 
 
 def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
     code = exc.code() if hasattr(exc, "code") else None
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        return CommandError(
+            f"the referee at {address} refused the platform's credential: give this command "
+            "the referee's secret (the same ARENA_REFEREE_SECRET, or the same ARENA_HOME)"
+        )
     if code == grpc.StatusCode.UNAVAILABLE:
         return CommandError(
             f"no referee answers at {address}: start one with `arena referee --port PORT` "
@@ -80,9 +92,9 @@ def cmd_create(args: argparse.Namespace) -> int:
             bank_ms=defaults.bank_ms if args.bank_ms is None else args.bank_ms,
         )
         request.clock.CopyFrom(clock_to_proto(rules))
-    channel, stub = _stub(args.referee)
+    channel, stub, metadata = _stub(args.referee)
     try:
-        reply = stub.CreateMatch(request, timeout=10)
+        reply = stub.CreateMatch(request, timeout=10, metadata=metadata)
     except grpc.RpcError as exc:
         raise _rpc_error(args.referee, exc) from None
     finally:
@@ -100,16 +112,20 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_get(args: argparse.Namespace) -> int:
     from rummyarena.v1 import common_pb2, match_pb2
 
-    channel, stub = _stub(args.referee)
+    channel, stub, metadata = _stub(args.referee)
     try:
-        reply = stub.GetMatch(match_pb2.GetMatchRequest(match_id=args.match_id), timeout=10)
+        reply = stub.GetMatch(
+            match_pb2.GetMatchRequest(match_id=args.match_id), timeout=10, metadata=metadata
+        )
     except grpc.RpcError as exc:
         raise _rpc_error(args.referee, exc) from None
     finally:
         channel.close()
     state = match_pb2.MatchState.Name(reply.state).removeprefix("MATCH_STATE_").lower()
     print(f"match {reply.match_id}: {state}")
-    if reply.HasField("result"):
+    if reply.HasField("result") and reply.result.status == common_pb2.MATCH_STATUS_ABORTED:
+        print(f"aborted: {reply.result.reason} (no result; play the match again)")
+    elif reply.HasField("result"):
         for seat in reply.result.seats:
             status = common_pb2.SeatStatus.Name(seat.status)
             print(

@@ -22,6 +22,32 @@ def register(sub: Any, bench_sub: Any) -> None:
     p = sub.add_parser("referee", help="run the gRPC referee service")
     p.add_argument("--port", type=int, default=50051, help="port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="on SIGTERM/SIGINT, seconds running matches have to finish before they are "
+        "aborted (default 30)",
+    )
+    p.add_argument(
+        "--keep-mb",
+        type=float,
+        default=64.0,
+        help="memory for finished matches not yet released by the platform (default 64)",
+    )
+    p.add_argument(
+        "--keep-minutes",
+        type=float,
+        default=60.0,
+        help="how long a finished, unreleased match is kept (default 60)",
+    )
+    p.add_argument(
+        "--max-waiting",
+        type=int,
+        default=1000,
+        help="matches that may wait for their seats at once (default 1000)",
+    )
     p.set_defaults(func=cmd_referee)
 
     v = sub.add_parser("verify", help="re-run the engine on a match record and check it")
@@ -51,21 +77,31 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
-    """Serve until interrupted."""
-    from referee.service import start_server
+    """Serve until SIGTERM or SIGINT, then stop gracefully (docs/protocol.md)."""
+    from referee.auth import SecretError
+    from referee.service import serve
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
-    async def main() -> None:
-        server, referee, port = await start_server(args.port, args.host)
+    def ready(port: int) -> None:
         print(f"referee listening on {args.host}:{port}", flush=True)
-        try:
-            await server.wait_for_termination()
-        finally:
-            await referee.close()
-            await server.stop(1.0)
 
-    asyncio.run(main())
+    try:
+        asyncio.run(
+            serve(
+                args.port,
+                args.host,
+                grace_s=args.grace,
+                ready=ready,
+                keep_bytes=int(args.keep_mb * 1024 * 1024),
+                keep_s=args.keep_minutes * 60,
+                max_waiting=args.max_waiting,
+            )
+        )
+    except SecretError as exc:
+        raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     return 0
 
 

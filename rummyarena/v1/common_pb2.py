@@ -24,15 +24,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1arummyarena/v1/common.proto\x12\rrummyarena.v1\"Y\n\x0bOptionValue\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x02 \x01(\x08H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x42\x07\n\x05value\"1\n\x05\x45vent\x12\x11\n\x04seat\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x02 \x01(\tB\x07\n\x05_seat\"Y\n\nClockRules\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x14\n\x0cstrike_limit\x18\x03 \x01(\r\x12\x0f\n\x07join_ms\x18\x04 \x01(\r\"\xa6\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04rank\x18\x03 \x01(\r\x12\r\n\x05score\x18\x04 \x01(\x03\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.rummyarena.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x06 \x01(\r\x12\x11\n\tforfeited\x18\x07 \x01(\x08\x12\x10\n\x08think_ms\x18\x08 \x01(\x04\"_\n\x0bMatchResult\x12(\n\x05seats\x18\x01 \x03(\x0b\x32\x19.rummyarena.v1.SeatResult\x12\x13\n\x0b\x64\x65tail_json\x18\x02 \x01(\t\x12\x11\n\tdecisions\x18\x03 \x01(\r*\xa6\x01\n\nSeatStatus\x12\x1b\n\x17SEAT_STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_STATUS_OK\x10\x01\x12\x17\n\x13SEAT_STATUS_TIMEOUT\x10\x02\x12\x17\n\x13SEAT_STATUS_INVALID\x10\x03\x12\x17\n\x13SEAT_STATUS_CRASHED\x10\x04\x12\x1c\n\x18SEAT_STATUS_DISCONNECTED\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1arummyarena/v1/common.proto\x12\rrummyarena.v1\"Y\n\x0bOptionValue\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x02 \x01(\x08H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x42\x07\n\x05value\"1\n\x05\x45vent\x12\x11\n\x04seat\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x02 \x01(\tB\x07\n\x05_seat\"Y\n\nClockRules\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\x12\x14\n\x0cstrike_limit\x18\x03 \x01(\r\x12\x0f\n\x07join_ms\x18\x04 \x01(\r\"\xa6\x01\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04rank\x18\x03 \x01(\r\x12\r\n\x05score\x18\x04 \x01(\x03\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.rummyarena.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x06 \x01(\r\x12\x11\n\tforfeited\x18\x07 \x01(\x08\x12\x10\n\x08think_ms\x18\x08 \x01(\x04\"\x9b\x01\n\x0bMatchResult\x12(\n\x05seats\x18\x01 \x03(\x0b\x32\x19.rummyarena.v1.SeatResult\x12\x13\n\x0b\x64\x65tail_json\x18\x02 \x01(\t\x12\x11\n\tdecisions\x18\x03 \x01(\r\x12*\n\x06status\x18\x04 \x01(\x0e\x32\x1a.rummyarena.v1.MatchStatus\x12\x0e\n\x06reason\x18\x05 \x01(\t*\xa6\x01\n\nSeatStatus\x12\x1b\n\x17SEAT_STATUS_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_STATUS_OK\x10\x01\x12\x17\n\x13SEAT_STATUS_TIMEOUT\x10\x02\x12\x17\n\x13SEAT_STATUS_INVALID\x10\x03\x12\x17\n\x13SEAT_STATUS_CRASHED\x10\x04\x12\x1c\n\x18SEAT_STATUS_DISCONNECTED\x10\x05*C\n\x0bMatchStatus\x12\x1a\n\x16MATCH_STATUS_COMPLETED\x10\x00\x12\x18\n\x14MATCH_STATUS_ABORTED\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'rummyarena.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEATSTATUS']._serialized_start=545
-  _globals['_SEATSTATUS']._serialized_end=711
+  _globals['_SEATSTATUS']._serialized_start=606
+  _globals['_SEATSTATUS']._serialized_end=772
+  _globals['_MATCHSTATUS']._serialized_start=774
+  _globals['_MATCHSTATUS']._serialized_end=841
   _globals['_OPTIONVALUE']._serialized_start=45
   _globals['_OPTIONVALUE']._serialized_end=134
   _globals['_EVENT']._serialized_start=136
@@ -41,6 +43,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLOCKRULES']._serialized_end=276
   _globals['_SEATRESULT']._serialized_start=279
   _globals['_SEATRESULT']._serialized_end=445
-  _globals['_MATCHRESULT']._serialized_start=447
-  _globals['_MATCHRESULT']._serialized_end=542
+  _globals['_MATCHRESULT']._serialized_start=448
+  _globals['_MATCHRESULT']._serialized_end=603
 # @@protoc_insertion_point(module_scope)

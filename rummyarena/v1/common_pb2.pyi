@@ -15,12 +15,19 @@ class SeatStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_STATUS_INVALID: _ClassVar[SeatStatus]
     SEAT_STATUS_CRASHED: _ClassVar[SeatStatus]
     SEAT_STATUS_DISCONNECTED: _ClassVar[SeatStatus]
+
+class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_STATUS_COMPLETED: _ClassVar[MatchStatus]
+    MATCH_STATUS_ABORTED: _ClassVar[MatchStatus]
 SEAT_STATUS_UNSPECIFIED: SeatStatus
 SEAT_STATUS_OK: SeatStatus
 SEAT_STATUS_TIMEOUT: SeatStatus
 SEAT_STATUS_INVALID: SeatStatus
 SEAT_STATUS_CRASHED: SeatStatus
 SEAT_STATUS_DISCONNECTED: SeatStatus
+MATCH_STATUS_COMPLETED: MatchStatus
+MATCH_STATUS_ABORTED: MatchStatus
 
 class OptionValue(_message.Message):
     __slots__ = ("int_value", "bool_value", "string_value")
@@ -73,11 +80,15 @@ class SeatResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., rank: _Optional[int] = ..., score: _Optional[int] = ..., status: _Optional[_Union[SeatStatus, str]] = ..., strikes: _Optional[int] = ..., forfeited: _Optional[bool] = ..., think_ms: _Optional[int] = ...) -> None: ...
 
 class MatchResult(_message.Message):
-    __slots__ = ("seats", "detail_json", "decisions")
+    __slots__ = ("seats", "detail_json", "decisions", "status", "reason")
     SEATS_FIELD_NUMBER: _ClassVar[int]
     DETAIL_JSON_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
     detail_json: str
     decisions: int
-    def __init__(self, seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., detail_json: _Optional[str] = ..., decisions: _Optional[int] = ...) -> None: ...
+    status: MatchStatus
+    reason: str
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., detail_json: _Optional[str] = ..., decisions: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., reason: _Optional[str] = ...) -> None: ...

@@ -82,3 +82,15 @@ class GetMatchResponse(_message.Message):
     result: _common_pb2.MatchResult
     record: _record_pb2.MatchRecord
     def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., record: _Optional[_Union[_record_pb2.MatchRecord, _Mapping]] = ...) -> None: ...
+
+class ReleaseMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ReleaseMatchResponse(_message.Message):
+    __slots__ = ("released",)
+    RELEASED_FIELD_NUMBER: _ClassVar[int]
+    released: bool
+    def __init__(self, released: _Optional[bool] = ...) -> None: ...

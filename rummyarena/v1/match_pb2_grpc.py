@@ -26,7 +26,9 @@ if _version_not_supported:
 
 
 class MatchesStub:
-    """Match management for the platform (workers, the CLI, spectators).
+    """Match management for the platform (workers, the CLI, spectators). Every call must
+    carry the platform's credential as the call metadata `authorization: Bearer SECRET`
+    (docs/protocol.md); without it the call ends with UNAUTHENTICATED.
     """
 
     def __init__(self, channel):
@@ -50,10 +52,17 @@ class MatchesStub:
                 request_serializer=rummyarena_dot_v1_dot_match__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=rummyarena_dot_v1_dot_match__pb2.GetMatchResponse.FromString,
                 _registered_method=True)
+        self.ReleaseMatch = channel.unary_unary(
+                '/rummyarena.v1.Matches/ReleaseMatch',
+                request_serializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.FromString,
+                _registered_method=True)
 
 
 class MatchesServicer:
-    """Match management for the platform (workers, the CLI, spectators).
+    """Match management for the platform (workers, the CLI, spectators). Every call must
+    carry the platform's credential as the call metadata `authorization: Bearer SECRET`
+    (docs/protocol.md); without it the call ends with UNAUTHENTICATED.
     """
 
     def CreateMatch(self, request, context):
@@ -77,6 +86,15 @@ class MatchesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReleaseMatch(self, request, context):
+        """Forget a finished match (the platform has stored its record): its memory is freed
+        and its id and tokens are no longer known. Unreleased finished matches are kept
+        within a memory budget and an age limit, oldest dropped first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -95,6 +113,11 @@ def add_MatchesServicer_to_server(servicer, server):
                     request_deserializer=rummyarena_dot_v1_dot_match__pb2.GetMatchRequest.FromString,
                     response_serializer=rummyarena_dot_v1_dot_match__pb2.GetMatchResponse.SerializeToString,
             ),
+            'ReleaseMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseMatch,
+                    request_deserializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'rummyarena.v1.Matches', rpc_method_handlers)
@@ -104,7 +127,9 @@ def add_MatchesServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Matches:
-    """Match management for the platform (workers, the CLI, spectators).
+    """Match management for the platform (workers, the CLI, spectators). Every call must
+    carry the platform's credential as the call metadata `authorization: Bearer SECRET`
+    (docs/protocol.md); without it the call ends with UNAUTHENTICATED.
     """
 
     @staticmethod
@@ -178,6 +203,33 @@ class Matches:
             '/rummyarena.v1.Matches/GetMatch',
             rummyarena_dot_v1_dot_match__pb2.GetMatchRequest.SerializeToString,
             rummyarena_dot_v1_dot_match__pb2.GetMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummyarena.v1.Matches/ReleaseMatch',
+            rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.SerializeToString,
+            rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
