@@ -109,8 +109,12 @@ class RefereeProcess:
     def close(self) -> None:
         """Stop the referee."""
         self.channel.close()
-        self.proc.terminate()
-        self.proc.wait(10)
+        self.proc.terminate()  # a graceful stop: matches still running end aborted
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
 
 
 def start_bot(path: Path, address: str, token: str, **env: str) -> subprocess.Popen[str]:

@@ -1,0 +1,118 @@
+"""The referee's memory stays flat: a running match holds its actions in the record's
+compact form and only the events its seats have not been sent; a finished match is
+kept as its record's bytes until the platform releases it, within a byte budget and an
+age limit. Seats are played in process; the soak over many matches is a benchmark
+(`arena bench referee --soak N`, docs/performance.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tracemalloc
+from typing import Any
+
+import pytest
+
+from referee.clock import ClockRules
+from referee.runner import FinishedMatch, Match, ProtocolError, Referee, SeatLink
+from rummyarena.v1 import bot_pb2
+
+CLOCK = ClockRules(decision_ms=5000, bank_ms=5000, strike_limit=3, join_ms=1000)
+#: A full-length Hollywood Gin match between random seats: seed 1 runs 8,800 actions.
+LONG_SEED = 1
+#: The most a running match may hold (ARCHITECTURE decision 7's compact record).
+RUNNING_LIMIT = 200_000
+
+
+def seat_randomly(match: Match, rng: random.Random, on_decision: Any = None) -> None:
+    """Attach every seat to a stream that answers each decision with a random index."""
+    loop = asyncio.get_running_loop()
+    for seat in match.seats:
+
+        async def write(data: bytes, seat: Any = seat) -> None:
+            msg = bot_pb2.RefereeMessage.FromString(data)
+            if msg.WhichOneof("kind") == "decision":
+                if on_decision is not None:
+                    on_decision()
+                n = len(msg.decision.legal_actions)
+                loop.call_soon(match.on_index, seat, rng.randrange(n))
+
+        match.attach(seat, SeatLink(write), "random")
+
+
+def test_a_full_length_match_holds_under_200_kb_while_it_runs() -> None:
+    """Measured on the match's second run: the first fills the codec's lookup caches,
+    which every match of the process shares."""
+    peak = [0]
+
+    async def main() -> Match:
+        referee = Referee()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        match = referee.create("hollywood-gin", None, LONG_SEED, ["a", "b"], CLOCK)
+        count = [0]
+
+        def sample() -> None:
+            count[0] += 1
+            if count[0] % 250 == 0:
+                peak[0] = max(peak[0], tracemalloc.get_traced_memory()[0] - base)
+
+        seat_randomly(match, random.Random(LONG_SEED), sample)
+        await asyncio.wait_for(match.done.wait(), 120)
+        tracemalloc.stop()
+        return match
+
+    asyncio.run(main())
+    peak[0] = 0
+    match = asyncio.run(main())
+    assert match.actions_taken > 8000, "the match must be a long one to show anything"
+    assert match.status == "completed"
+    assert 0 < peak[0] < RUNNING_LIMIT, f"a running match held {peak[0]} bytes"
+
+
+def play_short_matches(referee: Referee, count: int) -> list[Match]:
+    """Play ``count`` one-hand matches to their end on ``referee``."""
+
+    async def main() -> list[Match]:
+        played = []
+        for seed in range(count):
+            match = referee.create("hollywood-gin", {"max_hands": 1}, seed, ["a", "b"], CLOCK)
+            seat_randomly(match, random.Random(seed))
+            await asyncio.wait_for(match.done.wait(), 30)
+            await asyncio.sleep(0)  # the referee files it as finished
+            played.append(match)
+        return played
+
+    return asyncio.run(main())
+
+
+def test_a_released_match_is_forgotten() -> None:
+    referee = Referee()
+    [match] = play_short_matches(referee, 1)
+    kept = referee.get(match.id)
+    assert isinstance(kept, FinishedMatch) and kept.record == match.record_bytes
+    assert match.id not in referee.matches and not referee.tokens  # no live state is kept
+    assert referee.release(match.id) is True
+    assert referee.kept_bytes == 0 and not referee.finished
+    with pytest.raises(ProtocolError, match="no match"):
+        referee.get(match.id)
+    assert referee.release(match.id) is False
+
+
+def test_unreleased_matches_are_kept_within_the_byte_budget_oldest_first() -> None:
+    probe = Referee()
+    [first] = play_short_matches(probe, 1)
+    size = probe.finished[first.id].size
+    referee = Referee(keep_bytes=3 * size + size // 2)  # room for three such records
+    played = play_short_matches(referee, 6)
+    assert referee.kept_bytes <= referee.keep_bytes
+    kept = list(referee.finished)
+    assert kept == [m.id for m in played][-len(kept) :] and 2 <= len(kept) <= 4
+    assert played[0].id not in referee.finished
+
+
+def test_unreleased_matches_are_forgotten_past_the_age_limit() -> None:
+    referee = Referee(keep_s=0.0)
+    played = play_short_matches(referee, 3)
+    # each finished match is forgotten as soon as it is older than the limit
+    assert len(referee.finished) <= 1 and played[0].id not in referee.finished
