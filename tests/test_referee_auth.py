@@ -21,8 +21,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.auth import SECRET_ENV, SECRET_FILE, call_metadata
-from tests.referee_support import PY, ROOT, RefereeProcess, play_raw_seat, referee_fixture
 from rummyarena.v1 import common_pb2, match_pb2
+from tests.referee_support import PY, ROOT, RefereeProcess, play_raw_seat, referee_fixture
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 
 
 def _low_file_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
 
 

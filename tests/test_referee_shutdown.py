@@ -12,8 +12,8 @@ import signal
 import grpc
 import pytest
 
-from tests.referee_support import PLAY, RefereeProcess
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
+from tests.referee_support import PLAY, RefereeProcess
 
 GRACE_S = 3
 

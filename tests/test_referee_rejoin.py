@@ -1,0 +1,167 @@
+"""A seat's stream is not its life: a seat may rejoin with its token while its clock
+runs and gets its pending decision again; an answer sent twice is ignored, not
+punished; a message over the referee's size limit is the seat's fault (invalid), as
+docs/protocol.md says."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from rummyarena.v1 import bot_pb2
+from tests.referee_support import PLAY, RefereeProcess, play_raw_seat, referee_fixture, statuses
+
+
+@pytest.fixture(scope="module")
+def ref() -> Iterator[RefereeProcess]:
+    yield from referee_fixture()
+
+
+def join(token: str) -> bytes:
+    return bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString()
+
+
+def answer(decision_id: int, index: int) -> bytes:
+    msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
+    return msg.SerializeToString()
+
+
+async def next_decision(call: grpc.aio.StreamStreamCall) -> bot_pb2.Decision:
+    while True:
+        raw = await asyncio.wait_for(call.read(), 10)
+        assert raw is not grpc.aio.EOF, "the stream ended before a decision"
+        msg = bot_pb2.RefereeMessage.FromString(raw)
+        if msg.HasField("decision"):
+            return msg.decision
+
+
+async def play_on(call: grpc.aio.StreamStreamCall, rng: random.Random) -> bot_pb2.MatchEnd:
+    """Answer every decision on ``call`` with a random index until the match ends."""
+    while (raw := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
+        msg = bot_pb2.RefereeMessage.FromString(raw)
+        if msg.HasField("decision"):
+            d = msg.decision
+            await call.write(answer(d.decision_id, rng.randrange(len(d.legal_actions))))
+        elif msg.HasField("match_end"):
+            await call.done_writing()
+            return msg.match_end
+    raise AssertionError("the stream ended without a MatchEnd")
+
+
+def test_c4_a_seat_rejoins_while_its_clock_runs_and_gets_its_decision_again(
+    ref: RefereeProcess,
+) -> None:
+    m = ref.create("hollywood-gin", 2, seed=6, options={"max_hands": 1}, decision_ms=3000)
+
+    async def main() -> tuple[int, int, list[str]]:
+        other = asyncio.ensure_future(play_raw_seat(ref.address, m.tokens[1], random.Random(1)))
+        async with grpc.aio.insecure_channel(ref.address) as first:
+            call = first.stream_stream(PLAY)()
+            await call.write(join(m.tokens[0]))
+            lost = await next_decision(call)
+            call.cancel()  # the connection drops with the decision unanswered
+        await asyncio.sleep(0.3)
+        async with grpc.aio.insecure_channel(ref.address) as second:
+            call = second.stream_stream(PLAY)()
+            await call.write(join(m.tokens[0]))
+            kinds = []
+            while True:  # the Welcome again, then the same decision
+                msg = bot_pb2.RefereeMessage.FromString(await asyncio.wait_for(call.read(), 10))
+                kinds.append(msg.WhichOneof("kind"))
+                if msg.HasField("decision"):
+                    again = msg.decision
+                    break
+            d = again
+            await call.write(answer(d.decision_id, 0))
+            await play_on(call, random.Random(0))
+        await other
+        return lost.decision_id, again.decision_id, kinds
+
+    lost_id, again_id, kinds = asyncio.run(main())
+    assert lost_id == again_id
+    assert kinds == ["welcome", "decision"]
+    record = ref.record(m.match_id)
+    assert statuses(record) == [("ok", False), ("ok", False)]
+    assert record.result is not None
+
+
+def test_c4_a_seat_that_does_not_come_back_in_time_forfeits_disconnected(
+    ref: RefereeProcess,
+) -> None:
+    m = ref.create(
+        "hollywood-gin", 2, seed=6, options={"max_hands": 1}, decision_ms=300, bank_ms=300
+    )
+
+    async def main() -> None:
+        other = asyncio.ensure_future(play_raw_seat(ref.address, m.tokens[1], random.Random(1)))
+        async with grpc.aio.insecure_channel(ref.address) as channel:
+            call = channel.stream_stream(PLAY)()
+            await call.write(join(m.tokens[0]))
+            await next_decision(call)
+            call.cancel()
+        await asyncio.wait_for(other, 20)
+
+    asyncio.run(main())
+    record = ref.record(m.match_id)
+    assert statuses(record) == [("disconnected", True), ("ok", False)]
+    assert record.result is not None
+
+
+def test_c4_an_answer_sent_twice_is_ignored_not_punished(ref: RefereeProcess) -> None:
+    m = ref.create("hollywood-gin", 2, seed=7, options={"max_hands": 1})
+
+    async def main() -> bot_pb2.MatchEnd:
+        other = asyncio.ensure_future(play_raw_seat(ref.address, m.tokens[1], random.Random(1)))
+        rng = random.Random(0)
+        async with grpc.aio.insecure_channel(ref.address) as channel:
+            call = channel.stream_stream(PLAY)()
+            await call.write(join(m.tokens[0]))
+            while (raw := await asyncio.wait_for(call.read(), 10)) is not grpc.aio.EOF:
+                msg = bot_pb2.RefereeMessage.FromString(raw)
+                if msg.HasField("decision"):
+                    d = msg.decision
+                    once = answer(d.decision_id, rng.randrange(len(d.legal_actions)))
+                    await call.write(once)
+                    await call.write(once)  # a retry of the same answer
+                elif msg.HasField("notice"):
+                    raise AssertionError(f"a notice for a repeated answer: {msg.notice}")
+                elif msg.HasField("match_end"):
+                    await call.done_writing()
+                    await other
+                    return msg.match_end
+        raise AssertionError("no MatchEnd")
+
+    end = asyncio.run(main())
+    record = ref.record(m.match_id)
+    assert statuses(record) == [("ok", False), ("ok", False)]
+    assert [s.strikes for s in end.result.seats] == [0, 0]
+
+
+def test_c4_an_oversized_message_in_mid_match_is_invalid(ref: RefereeProcess) -> None:
+    m = ref.create("hollywood-gin", 2, seed=8, options={"max_hands": 1})
+
+    async def main() -> grpc.aio.AioRpcError:
+        other = asyncio.ensure_future(play_raw_seat(ref.address, m.tokens[1], random.Random(1)))
+        async with grpc.aio.insecure_channel(ref.address) as channel:
+            call = channel.stream_stream(PLAY)()
+            await call.write(join(m.tokens[0]))
+            d = await next_decision(call)
+            big = bot_pb2.BotMessage(
+                answer=bot_pb2.Answer(decision_id=d.decision_id, text="x" * 100_000)
+            )
+            await call.write(big.SerializeToString())
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                while await asyncio.wait_for(call.read(), 10) is not grpc.aio.EOF:
+                    pass
+        await asyncio.wait_for(other, 30)
+        return caught.value
+
+    err = asyncio.run(main())
+    assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "at most 65536" in (err.details() or "")
+    record = ref.record(m.match_id)
+    assert statuses(record) == [("invalid", True), ("ok", False)]
