@@ -73,6 +73,18 @@ def register(sub: Any, bench_sub: Any) -> None:
         "--repeats", type=int, default=3, help="runs of each phase, alternating (default 3)"
     )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.add_argument(
+        "--soak",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: the referee's memory over N sequential short matches (N >= 200)",
+    )
+    bench.add_argument(
+        "--no-release",
+        action="store_true",
+        help="with --soak: never release finished matches (the keep limits hold them)",
+    )
     bench.set_defaults(func=cmd_bench)
 
 
@@ -179,6 +191,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the referee benchmark and print its figures."""
     from bots.bench import run_bench
 
+    if args.soak:
+        return _soak(args)
     if args.repeats < 1 or args.matches < 1 or args.processes < 1 or args.seconds <= 0:
         raise CommandError("--matches, --processes and --repeats must be at least 1, --seconds > 0")
     figures = run_bench(args.matches, args.seconds, args.game, args.processes, args.repeats)
@@ -229,3 +243,32 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _soak(args: argparse.Namespace) -> int:
+    from bots.soak import run_soak
+
+    if args.soak < 200:
+        raise CommandError("--soak needs at least 200 matches (a fifth of them warm up)")
+    figures = run_soak(args.soak, release=not args.no_release)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    kib = 1024
+    print(
+        f"referee soak: {figures['matches']} sequential one-hand Hollywood Gin matches, "
+        f"{'each released' if figures['released'] else 'none released'}, "
+        f"{figures['seconds']:.0f} s"
+    )
+    print(
+        f"  RSS after {figures['warm_up_matches']} warm-up matches "
+        f"{figures['rss_after_warm_up'] / kib / kib:.1f} MiB, at the end "
+        f"{figures['rss_at_end'] / kib / kib:.1f} MiB"
+    )
+    print(f"  growth per finished match   {figures['growth_per_match'] / kib:>8.2f} KiB")
+    print(f"  record per match (mean)     {figures['record_bytes_mean'] / kib:>8.2f} KiB")
+    print(
+        f"  one running full-length match ({figures['running_match_actions']} actions) "
+        f"held at most {figures['running_match_bytes'] / kib:.0f} KiB"
+    )
+    return 0

@@ -1,0 +1,159 @@
+"""`arena bench referee --soak N`: the referee's memory over many matches.
+
+A referee process plays N short Hollywood Gin matches one after another, its seats
+played over loopback by two random players in this process. After each match the
+platform's part is played too: the record fetched and the match released (or not,
+with ``release=False``, to see what the keep limits hold). The referee's resident
+memory (VmRSS) is read after a warm-up and at the end; the figure is its growth per
+finished match. The memory of one running full-length match, measured in process
+with tracemalloc, comes beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import secrets
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from referee.auth import SECRET_ENV, call_metadata
+from referee.clock import ClockRules
+from referee.runner import Match, Referee, SeatLink
+from rummyarena.v1 import bot_pb2, match_pb2, match_pb2_grpc
+
+PLAY = "/rummyarena.v1.Referee/Play"
+#: A full-length Hollywood Gin match between random seats (8,800 actions).
+LONG_SEED = 1
+
+
+def rss_bytes(pid: int) -> int:
+    """A process's resident memory, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+async def _seat(channel: grpc.aio.Channel, token: str, rng: random.Random) -> None:
+    call = channel.stream_stream(PLAY)()
+    await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString())
+    while (raw := await call.read()) is not grpc.aio.EOF:
+        msg = bot_pb2.RefereeMessage.FromString(raw)
+        if msg.HasField("decision"):
+            d = msg.decision
+            answer = bot_pb2.Answer(
+                decision_id=d.decision_id, index=rng.randrange(len(d.legal_actions))
+            )
+            await call.write(bot_pb2.BotMessage(answer=answer).SerializeToString())
+        elif msg.HasField("match_end"):
+            await call.done_writing()
+
+
+async def _soak(address: str, secret: str, pid: int, count: int, release: bool) -> dict[str, Any]:
+    md = call_metadata(secret)
+    warm = max(100, count // 5)
+    rss_warm = 0
+    record_bytes = 0
+    t0 = time.perf_counter()
+    async with grpc.aio.insecure_channel(address) as channel:
+        matches = match_pb2_grpc.MatchesStub(channel)
+        for i in range(count):
+            req = match_pb2.CreateMatchRequest(game="hollywood-gin", seed=i, seat_names=["a", "b"])
+            req.options["max_hands"].int_value = 1
+            created = await matches.CreateMatch(req, metadata=md)
+            rng = random.Random(i)
+            await asyncio.gather(*(_seat(channel, t, rng) for t in created.tokens))
+            reply = await matches.GetMatch(
+                match_pb2.GetMatchRequest(match_id=created.match_id), metadata=md
+            )
+            while reply.state != match_pb2.MATCH_STATE_FINISHED:
+                await asyncio.sleep(0.001)
+                reply = await matches.GetMatch(
+                    match_pb2.GetMatchRequest(match_id=created.match_id), metadata=md
+                )
+            record_bytes += reply.record.ByteSize()
+            if release:
+                await matches.ReleaseMatch(
+                    match_pb2.ReleaseMatchRequest(match_id=created.match_id), metadata=md
+                )
+            if i + 1 == warm:
+                rss_warm = rss_bytes(pid)
+    rss_end = rss_bytes(pid)
+    return {
+        "matches": count,
+        "released": release,
+        "warm_up_matches": warm,
+        "rss_after_warm_up": rss_warm,
+        "rss_at_end": rss_end,
+        "growth_per_match": (rss_end - rss_warm) / (count - warm),
+        "record_bytes_mean": record_bytes / count,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def running_match_bytes(seed: int = LONG_SEED) -> tuple[int, int]:
+    """The most one running full-length match held (bytes, tracemalloc), measured on its
+    second run (the first fills the codec's shared caches), and its actions."""
+    clock = ClockRules(decision_ms=5000, bank_ms=5000, join_ms=1000)
+
+    async def once() -> tuple[int, int]:
+        referee = Referee()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        match: Match = referee.create("hollywood-gin", None, seed, ["a", "b"], clock)
+        loop = asyncio.get_running_loop()
+        rng = random.Random(seed)
+        peak, count = 0, 0
+        for seat in match.seats:
+
+            async def write(data: bytes, seat: Any = seat) -> None:
+                nonlocal peak, count
+                msg = bot_pb2.RefereeMessage.FromString(data)
+                if msg.HasField("decision"):
+                    count += 1
+                    if count % 250 == 0:
+                        peak = max(peak, tracemalloc.get_traced_memory()[0] - base)
+                    n = len(msg.decision.legal_actions)
+                    loop.call_soon(match.on_index, seat, rng.randrange(n))
+
+            match.attach(seat, SeatLink(write), "random")
+        await match.done.wait()
+        tracemalloc.stop()
+        return peak, match.actions_taken
+
+    asyncio.run(once())
+    return asyncio.run(once())
+
+
+def run_soak(count: int, release: bool = True) -> dict[str, Any]:
+    """Soak a referee process with ``count`` sequential short matches."""
+    secret = secrets.token_urlsafe(16)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.commands.referee", "referee", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, SECRET_ENV: secret},
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if "listening on" not in line:
+            raise RuntimeError(f"the referee did not start: {line!r}")
+        address = line.split()[-1]
+        figures = asyncio.run(_soak(address, secret, proc.pid, count, release))
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    peak, actions = running_match_bytes()
+    figures["running_match_bytes"] = peak
+    figures["running_match_actions"] = actions
+    return figures
