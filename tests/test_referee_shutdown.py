@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
-from tests.referee_support import PLAY, RefereeProcess
+from tests.referee_support import EXAMPLES, PLAY, RefereeProcess, start_bot, wait_all
 
 GRACE_S = 3
 
@@ -103,6 +103,29 @@ def test_a_shutdown_finishes_what_it_can_and_aborts_the_rest_honestly(sig: int) 
         asyncio.run(main())
         # every record fetched and released: the referee stops at once, cleanly
         assert ref.proc.wait(10) == 0
+    finally:
+        if ref.proc.poll() is None:
+            ref.proc.kill()
+        ref.channel.close()
+
+
+def test_an_sdk_bot_is_told_its_match_was_aborted() -> None:
+    ref = RefereeProcess("--grace", "0.5")
+    try:
+        m = ref.create("hollywood-gin", 2, seed=3, decision_ms=60_000, bank_ms=0)
+        bot = start_bot(EXAMPLES / "random_bot.py", ref.address, m.tokens[0])
+
+        async def silent_then_signal() -> bot_pb2.MatchEnd:
+            stuck = asyncio.ensure_future(seat(ref.address, m.tokens[1], 0.0, False))
+            await asyncio.sleep(2.0)  # the bot has started and joined; the match runs
+            ref.proc.send_signal(signal.SIGTERM)
+            return await asyncio.wait_for(stuck, 15)
+
+        end = asyncio.run(silent_then_signal())
+        assert end.result.status == common_pb2.MATCH_STATUS_ABORTED
+        [(code, output)] = wait_all([bot])
+        assert code == 0, output
+        assert "the match was aborted (referee shutting down): no result" in output
     finally:
         if ref.proc.poll() is None:
             ref.proc.kill()

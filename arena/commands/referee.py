@@ -180,6 +180,9 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         over = run(bot, args.referee, args.token)
     except BotSessionError as exc:
         raise CommandError(str(exc)) from exc
+    if over.aborted:
+        print(f"seat {over.seat}: the match was aborted ({over.aborted}): no result")
+        return 0
     print(
         f"seat {over.seat}: rank {over.ranks[over.seat]}, scores {list(over.scores)}, "
         f"statuses {list(over.statuses)}"

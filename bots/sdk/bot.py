@@ -110,11 +110,14 @@ class MatchOver:
     statuses: tuple[str, ...]
     detail_json: str
     events: tuple[Event, ...]
+    # why the referee stopped the match before its end (shutting down, a fault of its
+    # own); empty when the match was played to its end. An aborted match has no result.
+    aborted: str = ""
 
     @property
     def won(self) -> bool:
-        """Whether this seat finished first (alone or shared)."""
-        return self.ranks[self.seat] == 0
+        """Whether this seat finished first (alone or shared); never in an aborted match."""
+        return not self.aborted and self.ranks[self.seat] == 0
 
 
 class Bot:

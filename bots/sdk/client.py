@@ -12,7 +12,7 @@ from google.protobuf.message import DecodeError
 
 from bots.sdk.bot import Bot, MatchOver, Request
 from referee import codec
-from rummyarena.v1 import bot_pb2
+from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,9 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
                 statuses=tuple(codec.status_from_proto(s.status) for s in seats),
                 detail_json=end.result.detail_json,
                 events=tuple(codec.event_from_proto(e) for e in end.events),
+                aborted=(end.result.reason or "aborted")
+                if end.result.status == common_pb2.MATCH_STATUS_ABORTED
+                else "",
             )
             bot.on_end(over)
             await call.done_writing()
