@@ -8,6 +8,7 @@ melds separated by `` | ``.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -79,12 +80,46 @@ DISCARD_TEXTS = {cid: str(d) for cid, d in DISCARDS.items()}
 DISCARD_TEXT_TABLES = [_suit_table(s, DISCARD_TEXTS) for s in range(4)]
 
 
+#: Far above the longest action of any game (a Rummy 500 meld of thirteen is under 90
+#: characters): a longer text is refused before it is read, and never echoed whole.
+MAX_ACTION_TEXT = 1000
+_WHITESPACE = frozenset(string.whitespace)
+
+
 def split_verb(text: str) -> tuple[str, str]:
-    """Split an action text into its verb (lower case) and the rest."""
+    """Split an action text into its verb (lower case) and the rest.
+
+    Every game's parser starts here, so the checks on the whole text live here too:
+    it is at most ``MAX_ACTION_TEXT`` characters of printable ASCII and whitespace
+    (C2). Without them, look-alike characters would read as cards or verbs (``str.upper``
+    makes the long s an S; ``str.split`` splits at control characters)."""
+    if len(text) > MAX_ACTION_TEXT:
+        raise IllegalActionError(
+            f"action text of {len(text)} characters is too long: actions are at most "
+            f"{MAX_ACTION_TEXT}"
+        )
+    if not (text.isascii() and text.isprintable()):
+        for at, char in enumerate(text):
+            if not (char.isascii() and (char.isprintable() or char in _WHITESPACE)):
+                raise IllegalActionError(
+                    f"character {char!r} at position {at} of the action text: actions are "
+                    "written in printable ASCII (C2)"
+                )
     parts = text.strip().split(None, 1)
     if not parts:
         raise IllegalActionError("empty action text")
     return parts[0].lower(), (parts[1] if len(parts) > 1 else "")
+
+
+def parse_number(what: str, word: str, least: int, most: int) -> int:
+    """A whole number argument of an action, in ASCII digits, from ``least`` to ``most``
+    (the games bound their numbers by the cards in play, which also bounds the actions
+    they intern)."""
+    if word.isascii() and word.isdigit() and len(word.lstrip("0")) <= len(str(most)):
+        value = int(word)
+        if least <= value <= most:
+            return value
+    raise IllegalActionError(f"{what!r} needs a whole number from {least} to {most}, not {word!r}")
 
 
 def parse_one_card(what: str, rest: str) -> Card:
@@ -99,13 +134,27 @@ def parse_one_card(what: str, rest: str) -> Card:
 
 
 def parse_meld_groups(rest: str) -> list[list[Card]]:
-    """Melds written as ``AS 2S 3S | 7H 7D 7C`` (``-`` for none)."""
+    """Melds written as ``AS 2S 3S | 7H 7D 7C`` (``-`` for none), each card named once:
+    a card belongs to at most one meld, and a meld holds distinct cards (C3)."""
     if rest.strip() in ("", "-"):
         return []
     try:
-        return [parse_cards(group) for group in rest.split("|")]
+        groups = [parse_cards(group) for group in rest.split("|")]
     except CardError as exc:
         raise IllegalActionError(str(exc)) from exc
+    named: set[Card] = set()
+    for group in groups:
+        if not group:
+            raise IllegalActionError(
+                f"an empty meld in {rest!r}: write melds as 'AS 2S 3S | 7H 7D 7C'"
+            )
+        for card in group:
+            if card in named:
+                raise IllegalActionError(
+                    f"{card} is named twice in {rest!r}: a card belongs to at most one meld (C3)"
+                )
+            named.add(card)
+    return groups
 
 
 def format_meld_groups(groups: Sequence[Sequence[int]]) -> str:

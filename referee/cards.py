@@ -96,7 +96,8 @@ def parse_card(token: str) -> Card:
     text = token.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]
-    found = _TEXT.get(text)
+    # ASCII only: str.upper turns some other letters into ASCII ones (the long s into S)
+    found = _TEXT.get(text) if token.isascii() else None
     if found is None:
         raise CardError(
             f"bad card {token!r}: write rank then suit, rank one of "

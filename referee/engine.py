@@ -136,7 +136,9 @@ class GameState(ABC):
 
     @abstractmethod
     def parse_action(self, text: str) -> Action:
-        """The action of this game written as ``text`` (its one text form)."""
+        """The action of this game written as ``text`` (its one text form). The text
+        comes from a seat, so any text that is no action of this game raises
+        IllegalActionError, never another exception."""
 
     def is_over(self) -> bool:
         """Whether the match has ended."""

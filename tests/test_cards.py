@@ -39,7 +39,7 @@ def test_c2_accepts_lower_case_and_ten() -> None:
     assert parse_card("ks") == card(12, 3)
 
 
-@pytest.mark.parametrize("token", ["1S", "AX", "11H", "", "JJ", "TDD", "K"])
+@pytest.mark.parametrize("token", ["1S", "AX", "11H", "", "JJ", "TDD", "K", "A\u017f"])
 def test_c2_bad_token_is_named_in_the_error(token: str) -> None:
     with pytest.raises(CardError) as err:
         parse_cards(f"AS {token} 2S" if token else "AS ,  X")

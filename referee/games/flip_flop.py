@@ -27,6 +27,7 @@ from referee.actions import (
     DrawStock,
     Pass,
     parse_common,
+    parse_number,
     split_verb,
 )
 from referee.cards import (
@@ -278,8 +279,11 @@ def parse_flip_flop_action(text: str) -> Action:
             raise IllegalActionError(
                 f"write a reveal as 'reveal C [C], draw stock|draw discard|drop', got {text!r}"
             )
-        then = parse_flip_flop_action(then_text)
-        if then not in (DRAW_STOCK, DRAW_DISCARD, DROP):
+        # read directly, not by recursion: "reveal AS, reveal AS, …" must not nest
+        then = {"draw stock": DRAW_STOCK, "draw discard": DRAW_DISCARD, "drop": DROP}.get(
+            " ".join(then_text.lower().split())
+        )
+        if then is None:
             raise IllegalActionError(
                 f"a reveal goes with draw stock, draw discard or drop: {text!r}"
             )
@@ -309,9 +313,8 @@ def parse_flip_flop_action(text: str) -> Action:
                 card = parse_card(words[1])
             except CardError as exc:
                 raise IllegalActionError(str(exc)) from exc
-            if not words[3].isdigit() or int(words[3]) < 1:
-                raise IllegalActionError(f"bad spread number {words[3]!r}: spreads are 1, 2, …")
-            return layoff_action(card, int(words[3]))
+            # 52 cards make at most 17 spreads
+            return layoff_action(card, parse_number("spread number", words[3], 1, 17))
         raise IllegalActionError(f"write a lay-off as 'lay off C on N', got {text!r}")
     raise IllegalActionError(
         f"unknown action {text!r}; Flip Flop actions are: declare 49, declare 50, pass, "

@@ -25,7 +25,7 @@ from referee.actions import (
     parse_one_card,
     split_verb,
 )
-from referee.cards import CARD_BY_ID, Card, cards_of, format_cards
+from referee.cards import CARD_BY_ID, JOKER, Card, cards_of, format_cards
 from referee.engine import Action, Event, IllegalActionError, check_range
 from referee.melds import Arrangement, MeldSearch, is_meld, meld_search
 
@@ -81,6 +81,10 @@ def parse_gin_action(text: str) -> Action:
     if verb == "arrange":
         melds = []
         for group in parse_meld_groups(rest):
+            if JOKER in group:
+                raise IllegalActionError(
+                    "Gin is played without jokers (C1): JK cannot be in a meld"
+                )
             meld = is_meld(group)
             if meld is None:
                 raise IllegalActionError(f"{format_cards(group)} is not a meld (C3, G5)")

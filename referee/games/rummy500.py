@@ -25,6 +25,7 @@ from referee.actions import (
     Discard,
     DrawDiscard,
     DrawStock,
+    parse_number,
     parse_one_card,
     split_verb,
 )
@@ -348,6 +349,11 @@ def _parse_slot(token: str) -> tuple[Card, bool]:
     return card, joker
 
 
+#: The cards of the largest deal (R1: two packs, two jokers each). No discard pile is
+#: deeper and no table holds more melds, so larger numbers in a text are refused.
+MOST_CARDS = len(make_deck(2, 2))
+
+
 def parse_rummy500_action(text: str) -> Action:
     """Parse the text of a Rummy 500 action (docs/games/rummy-500.md)."""
     verb, rest = split_verb(text)
@@ -359,7 +365,7 @@ def parse_rummy500_action(text: str) -> Action:
         if low == ["discard"]:
             return DRAW_DISCARD
         if len(words) == 3 and low[0] == "discard":
-            depth = _parse_depth(words[1], "draw discard")
+            depth = parse_number("draw discard", words[1], 1, MOST_CARDS)
             if depth == 1:
                 raise IllegalActionError("the top card is drawn with 'draw discard' (R4)")
             return deep_draw(depth, parse_one_card("draw discard", words[2]))
@@ -384,25 +390,21 @@ def parse_rummy500_action(text: str) -> Action:
         if len(words) != 3 or low[1] != "on":
             raise IllegalActionError(f"bad lay-off {text!r}: write 'layoff C on N' or 'JK=C'")
         card, joker = _parse_slot(words[0])
-        return lay_off(card, joker, _parse_depth(words[2], "layoff", 0))
+        return lay_off(card, joker, parse_number("layoff", words[2], 0, MOST_CARDS))
     if verb == "decline" and not words:
         return DECLINE
     if verb == "rummy":
         if len(words) != 2:
             raise IllegalActionError(f"bad call {text!r}: write 'rummy N C' (R6)")
-        return call_rummy(_parse_depth(words[0], "rummy"), parse_one_card("rummy", words[1]))
+        return call_rummy(
+            parse_number("rummy", words[0], 1, MOST_CARDS), parse_one_card("rummy", words[1])
+        )
     if verb == "no" and low == ["rummy"]:
         return NO_RUMMY
     raise IllegalActionError(
         f"unknown action {text!r}; Rummy 500 actions are: draw stock, draw discard, "
         "draw discard N C, decline, meld CARDS, layoff C on N, discard C, rummy N C, no rummy"
     )
-
-
-def _parse_depth(word: str, what: str, least: int = 1) -> int:
-    if not word.isdigit() or int(word) < least:
-        raise IllegalActionError(f"{what!r} needs a whole number of at least {least}, not {word!r}")
-    return int(word)
 
 
 # -- the table -----------------------------------------------------------------------------
