@@ -888,9 +888,12 @@ _KNOWN_SUITS = _suit_tables(_KNOWN_CARDS)
 _DISCARD_SUITS = _suit_tables(
     [_string(b"\x1a", DISCARD_TEXTS[c]) if c in DISCARD_TEXTS else b"" for c in range(65)]
 )
-#: Encoded Decision.events entries by event (bounded: cleared when full).
+#: Encoded Decision.events entries by event (bounded: cleared when full). Only events
+#: with short texts are kept: those recur (a draw, a discard, a column won), while the
+#: long ones name a whole hand (a deal, an arrangement) and would only fill the table.
 _EVENTS: dict[Event, bytes] = {}
 _EVENTS_MAX = 20_000
+_EVENT_TEXT_KEPT = 24
 #: Encoded Decision.legal_actions blocks of the phases with fixed texts (draw, upcard):
 #: a handful of entries (the knocker's arrangements are never kept).
 _LEGAL_BLOCKS: dict[tuple[str, ...], bytes] = {}
@@ -912,9 +915,10 @@ def _new_event_entry(e: Event) -> bytes:
         entry = _delimited(b"\x2a", said)
     else:
         entry = _delimited(b"\x2a", b"\x08" + _varint(e.seat) + said)
-    if len(_EVENTS) >= _EVENTS_MAX:
-        _EVENTS.clear()
-    _EVENTS[e] = entry
+    if len(e.text) <= _EVENT_TEXT_KEPT:
+        if len(_EVENTS) >= _EVENTS_MAX:
+            _EVENTS.clear()
+        _EVENTS[e] = entry
     return entry
 
 
