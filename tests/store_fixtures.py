@@ -3,21 +3,28 @@
 The server: ``ARENA_TEST_DATABASE_URL`` if set, else the local server on 127.0.0.1:5432
 (user postgres) when it answers, else an embedded pgserver in a temporary folder. Each
 test process creates its own uniquely named database, migrates it, and drops it at the end.
+:func:`finished_match` builds what a worker hands in when a match ends.
+
+PYTEST_DONT_REWRITE: test modules import this module's helpers before pytest loads it as
+a plugin, and it has no asserts to rewrite.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import psycopg
 import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from referee.codec import encode_record
+from referee.engine import Result, get_game
+from referee.record import MatchRecord, SeatEntry, options_dict
 from worker import db
-from worker.store import Store
+from worker.store import FinishedMatch, SeatOutcome, Store
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = (
@@ -103,3 +110,39 @@ def store(session_store: Store) -> Store:
     session_store.retry_attempts = 5
     session_store.elo_k = 24.0
     return session_store
+
+
+def finished_match(
+    game: str,
+    ranks: Sequence[int],
+    scores: Sequence[int],
+    *,
+    statuses: Sequence[str] | None = None,
+    forfeits: Sequence[bool] | None = None,
+    seed: int = 1,
+    duration_ms: int | None = None,
+    aborted: str = "",
+) -> FinishedMatch:
+    """A finish as a worker hands it in: an encoded ``MatchRecord`` of ``game`` (default
+    options, no actions, the given ranks and scores as its result) and seat results that
+    agree with it. With ``aborted`` (a reason), the record is of a match the referee
+    aborted, as it writes one: no result, only the reason."""
+    n = len(ranks)
+    statuses = statuses or ["ok"] * n
+    forfeits = forfeits or [False] * n
+    record = MatchRecord(
+        game=game,
+        options=options_dict(get_game(game).options()),
+        seed=seed,
+        seats=tuple(SeatEntry(f"seat-{i}", statuses[i], forfeited=forfeits[i]) for i in range(n)),
+        actions=(),
+        result=Result(tuple(ranks), tuple(scores), {"hands": 1}),
+        status="aborted" if aborted else "completed",
+        reason=aborted,
+    )
+    return FinishedMatch(
+        record=encode_record(record),
+        results=[SeatOutcome(i, ranks[i], scores[i], statuses[i], forfeits[i]) for i in range(n)],
+        num_actions=0,
+        duration_ms=duration_ms,
+    )

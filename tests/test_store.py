@@ -4,6 +4,7 @@ and finishing under concurrency, records, ratings kept in the same transaction."
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import threading
 import time
@@ -13,14 +14,18 @@ from typing import Any
 import psycopg
 import pytest
 
+from referee.codec import decode_record, encode_record
+from tests.store_fixtures import finished_match
 from worker import db
 from worker.ratings import SeatResult, replay_elo
 from worker.store import (
     CorruptRecord,
     FinishedMatch,
+    InvalidResult,
     SeatOutcome,
     Store,
     StoreError,
+    UnknownMatch,
     seed_commitment,
 )
 
@@ -40,13 +45,9 @@ def make_bots(store: Store, n: int, game: str = GAME) -> list[int]:
 
 
 def two_player(winner: int = 0) -> FinishedMatch:
-    return FinishedMatch(
-        record=b"record-bytes",
-        results=[
-            SeatOutcome(0, 0 if winner == 0 else 1, 10 if winner == 0 else 0),
-            SeatOutcome(1, 0 if winner == 1 else 1, 10 if winner == 1 else 0),
-        ],
-    )
+    """A Hollywood Gin finish that ``winner`` won 10 to 0."""
+    ranks = [0 if seat == winner else 1 for seat in (0, 1)]
+    return finished_match(GAME, ranks, [10 if rank == 0 else 0 for rank in ranks])
 
 
 def run_together(n: int, target: Callable[[int], Any]) -> list[Any]:
@@ -184,17 +185,14 @@ def test_d6_finish_stores_record_results_and_ratings(store: Store) -> None:
     a, b = make_bots(store, 2)
     match = store.create_match(GAME, [a, b])
     store.claim_match("w")
-    finished = FinishedMatch(
-        record=b"\x08\x01payload",
-        results=[SeatOutcome(1, 0, 61, "ok"), SeatOutcome(0, 1, 0, "timeout")],
-        num_actions=42,
-        duration_ms=7,
-    )
+    finished = finished_match(GAME, [1, 0], [0, 61], statuses=["timeout", "ok"], duration_ms=7)
+    # Results in any order: the store sorts them by seat.
+    finished = dataclasses.replace(finished, results=finished.results[::-1])
     assert store.finish_match(match.id, "w", finished)
     done = store.match(match.id)
     assert done is not None and done.state == "done" and done.lease_holder is None
     assert done.finish_seq == 1
-    assert store.record(match.id) == b"\x08\x01payload"
+    assert store.record(match.id) == finished.record
     assert store.seat_results(match.id) == [
         SeatOutcome(0, 1, 0, "timeout", False),
         SeatOutcome(1, 0, 61, "ok", False),
@@ -226,42 +224,132 @@ def test_d6_second_finish_changes_nothing(store: Store) -> None:
     store.claim_match("w")
     assert store.finish_match(match.id, "w", two_player(winner=0))
     before = (store.ratings(GAME), store.record(match.id), store.seat_results(match.id))
-    assert not store.finish_match(match.id, "w", FinishedMatch(b"other", two_player(1).results))
+    assert not store.finish_match(match.id, "w", two_player(winner=1))
     assert (store.ratings(GAME), store.record(match.id), store.seat_results(match.id)) == before
 
 
-def test_d6_bad_results_roll_the_whole_finish_back(store: Store) -> None:
+def _replace_seat(finished: FinishedMatch, seat: int, **changes: Any) -> FinishedMatch:
+    results = [dataclasses.replace(r, **changes) if r.seat == seat else r for r in finished.results]
+    return dataclasses.replace(finished, results=results)
+
+
+def _without_result(finished: FinishedMatch) -> FinishedMatch:
+    record = dataclasses.replace(decode_record(finished.record), result=None)
+    return dataclasses.replace(finished, record=encode_record(record))
+
+
+#: Finishes of a two-seat rummy-500 match that the store refuses, and what the error says
+#: after "match <id>: ".
+INVALID_FINISHES: dict[str, tuple[Callable[[FinishedMatch], FinishedMatch], str]] = {
+    "garbage record bytes": (
+        lambda f: dataclasses.replace(f, record=b"garbage"),
+        "the record does not decode",
+    ),
+    "rank -5": (
+        lambda f: _replace_seat(f, 1, rank=-5),
+        "seat 1 rank -5 is out of range 0..1",
+    ),
+    "status hacked": (
+        lambda f: _replace_seat(f, 1, status="hacked"),
+        "seat 1 status 'hacked' is not one of ok, timeout, invalid, crashed, disconnected",
+    ),
+    "score beyond the column": (
+        lambda f: _replace_seat(f, 0, score=2**31),
+        r"seat 0 score 2147483648 does not fit the score column \(-2147483648..2147483647\)",
+    ),
+    "record of another game": (
+        lambda f: finished_match("hollywood-gin", [0, 1], [10, 0]),
+        "the record is of game 'hollywood-gin', the match of 'rummy-500'",
+    ),
+    "record with another number of seats": (
+        lambda f: finished_match("rummy-500", [0, 1, 2], [10, 5, 0]),
+        "the record has 3 seats, the match 2",
+    ),
+    "results for one seat of two": (
+        lambda f: dataclasses.replace(f, results=f.results[:1]),
+        r"results for seats \[0\], but the record has seats 0..1",
+    ),
+    "results that disagree with the record": (
+        lambda f: _replace_seat(f, 0, rank=1),
+        "seat 0 rank 1 differs from the record's 0",
+    ),
+    "record without a result": (
+        _without_result,
+        "the record has no result",
+    ),
+    "record of an aborted match": (
+        lambda f: finished_match("rummy-500", [0, 1], [10, 0], aborted="the referee shut down"),
+        r"the match was aborted \(the referee shut down\): there is no result to store; "
+        "play it again",
+    ),
+    "action count that disagrees with the record": (
+        lambda f: dataclasses.replace(f, num_actions=42),
+        "num_actions 42 differs from the record's 0",
+    ),
+    "negative duration": (
+        lambda f: dataclasses.replace(f, duration_ms=-1),
+        r"duration_ms -1 is out of range 0..2147483647",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(INVALID_FINISHES))
+def test_d6_invalid_finish_is_refused_and_changes_nothing(store: Store, case: str) -> None:
+    game = "rummy-500"
+    a, b = make_bots(store, 2, game)
+    earlier = store.create_match(game, [a, b])
+    store.claim_match("w")
+    assert store.finish_match(earlier.id, "w", finished_match(game, [0, 1], [10, 0]))
+    match = store.create_match(game, [a, b])
+    store.claim_match("w")
+    before = (store.match(match.id), store.ratings(game), store.rating_history(game, a))
+    valid = finished_match(game, [0, 1], [10, 0])
+    spoil, message = INVALID_FINISHES[case]
+    with pytest.raises(InvalidResult, match=f"^match {match.id}: {message}"):
+        store.finish_match(match.id, "w", spoil(valid))
+    after = (store.match(match.id), store.ratings(game), store.rating_history(game, a))
+    assert after == before
+    assert after[0] is not None and after[0].state == "running" and after[0].finish_seq is None
+    assert store.seat_results(match.id) == []
+    assert "no stored record" in (store.records([match.id])[0].error or "")
+    assert store.finish_match(match.id, "w", valid)  # still running, still the holder's
+
+
+def test_d6_finish_of_an_unknown_match_is_an_error(store: Store) -> None:
     a, b = make_bots(store, 2)
     match = store.create_match(GAME, [a, b])
     store.claim_match("w")
-    with pytest.raises(StoreError, match="seats"):
-        store.finish_match(match.id, "w", FinishedMatch(b"r", [SeatOutcome(0, 0, 1)]))
-    after = store.match(match.id)
-    assert after is not None and after.state == "running" and after.finish_seq is None
-    assert store.ratings(GAME) == []
     assert store.finish_match(match.id, "w", two_player())
+    before = (store.match(match.id), store.ratings(GAME), store.rating_history(GAME, a))
+    with pytest.raises(UnknownMatch, match=r"^no match 999$"):
+        store.finish_match(999, "w", two_player())
+    assert (store.match(match.id), store.ratings(GAME), store.rating_history(GAME, a)) == before
+    # A known match that is not the caller's to finish is still a plain False.
+    assert store.finish_match(match.id, "w", two_player()) is False
 
 
 def test_corrupt_record_is_reported_and_never_breaks_a_listing(store: Store) -> None:
     a, b = make_bots(store, 2)
-    ids = []
-    for i in range(3):
+    ids, records = [], []
+    for seed in range(3):
         m = store.create_match(GAME, [a, b])
         store.claim_match("w")
-        store.finish_match(m.id, "w", FinishedMatch(f"record {i}".encode(), two_player().results))
+        finished = finished_match(GAME, [0, 1], [10, 0], seed=seed)
+        store.finish_match(m.id, "w", finished)
         ids.append(m.id)
+        records.append(finished.record)
     with store.pool.connection() as conn:
         conn.execute("UPDATE match_records SET record = 'garbage' WHERE match_id = %s", (ids[1],))
     with pytest.raises(CorruptRecord, match=f"match {ids[1]}"):
         store.record(ids[1])
-    entries = store.records(ids, decode=lambda data: data.decode())
-    assert [e.value for e in entries] == ["record 0", None, "record 2"]
+    entries = store.records(ids, decode=lambda data: decode_record(data).seed)
+    assert [e.value for e in entries] == [0, None, 2]
     assert f"match {ids[1]}" in (entries[1].error or "")
 
-    def picky(data: bytes) -> str:
-        if data == b"record 2":
+    def picky(data: bytes) -> int:
+        if data == records[2]:
             raise ValueError("truncated message")
-        return data.decode()
+        return decode_record(data).seed
 
     entries = store.records([*ids, 999], decode=picky)
     assert [e.error is None for e in entries] == [True, False, False, False]
@@ -272,26 +360,25 @@ def test_corrupt_record_is_reported_and_never_breaks_a_listing(store: Store) -> 
 
 
 def test_d9_online_elo_in_completion_order_and_recompute_reproduces_it(store: Store) -> None:
-    bots = make_bots(store, 5)
+    game = "rummy-500"  # two or three seats
+    bots = make_bots(store, 5, game)
     rng = random.Random(7)
     matches = []
     for _ in range(40):
         n = rng.choice([2, 2, 3])
         seats = rng.sample(bots, n)
-        matches.append(store.create_match(GAME, seats))
+        matches.append(store.create_match(game, seats))
     expected_order = []
 
     def play(i: int) -> None:
         local = random.Random(i)
         while (m := store.claim_match(f"w{i}")) is not None:
             n = len(m.seats)
-            results = [
-                SeatOutcome(
-                    s, local.randrange(n), local.randrange(50), forfeit=local.random() < 0.1
-                )
-                for s in range(n)
-            ]
-            assert store.finish_match(m.id, f"w{i}", FinishedMatch(b"r", results))
+            ranks = [local.randrange(n) for _ in range(n)]
+            scores = [local.randrange(50) for _ in range(n)]
+            forfeits = [local.random() < 0.1 for _ in range(n)]
+            finished = finished_match(game, ranks, scores, forfeits=forfeits)
+            assert store.finish_match(m.id, f"w{i}", finished)
 
     run_together(3, play)
     with store.pool.connection() as conn:
@@ -305,14 +392,14 @@ def test_d9_online_elo_in_completion_order_and_recompute_reproduces_it(store: St
         expected_order.append(
             [SeatResult(p, r, f) for p, r, f in zip(players, ranks, forfeits, strict=True)]
         )
-    online = {r.bot_version_id: r.rating for r in store.ratings(GAME)}
+    online = {r.bot_version_id: r.rating for r in store.ratings(game)}
     assert online == replay_elo(expected_order, k=24)  # exact, not approximately
-    history = {b: store.rating_history(GAME, b) for b in bots}
-    stats = store.recompute_ratings(GAME)
+    history = {b: store.rating_history(game, b) for b in bots}
+    stats = store.recompute_ratings(game)
     assert stats.matches == 40 and stats.players == 5
-    assert {r.bot_version_id: r.rating for r in store.ratings(GAME)} == online
-    assert {b: store.rating_history(GAME, b) for b in bots} == history
-    games = {r.bot_version_id: r.games for r in store.ratings(GAME)}
+    assert {r.bot_version_id: r.rating for r in store.ratings(game)} == online
+    assert {b: store.rating_history(game, b) for b in bots} == history
+    games = {r.bot_version_id: r.games for r in store.ratings(game)}
     assert sum(games.values()) == sum(len(m.seats) for m in matches)
 
 
@@ -340,10 +427,8 @@ def test_d9_batch_standings_and_duplicate_sets(store: Store) -> None:
                 GAME, seats, tournament_id=tournament, duplicate_set=set_no, rotation=rotation
             )
             store.claim_match("w")
-            results = [
-                SeatOutcome(i, 0 if s == max(scores) else 1, s) for i, s in enumerate(scores)
-            ]
-            assert store.finish_match(m.id, "w", FinishedMatch(b"r", results))
+            ranks = [0 if s == max(scores) else 1 for s in scores]
+            assert store.finish_match(m.id, "w", finished_match(GAME, ranks, list(scores)))
     standings = store.standings(tournament_id=tournament)
     assert standings[0].player == a
     assert all(s.low < s.rating < s.high for s in standings)

@@ -105,7 +105,8 @@ def test_cli_migrate_recompute_show_and_bench(empty_db_url: str) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from worker.store import Store, FinishedMatch, SeatOutcome
+        from tests.store_fixtures import finished_match
+        from worker.store import Store
         with Store.open(sys.argv[1]) as store:
             ids = []
             for name in ("ann", "bob"):
@@ -115,8 +116,8 @@ def test_cli_migrate_recompute_show_and_bench(empty_db_url: str) -> None:
             for winner in (0, 0, 1):
                 m = store.create_match("hollywood-gin", ids)
                 store.claim_match("w")
-                results = [SeatOutcome(s, 0 if s == winner else 1, 0) for s in (0, 1)]
-                store.finish_match(m.id, "w", FinishedMatch(b"r", results))
+                ranks = [0 if s == winner else 1 for s in (0, 1)]
+                store.finish_match(m.id, "w", finished_match("hollywood-gin", ranks, [0, 0]))
         """
     )
     subprocess.run([sys.executable, "-c", script, empty_db_url], cwd=ROOT, check=True)
@@ -154,7 +155,8 @@ def test_d10_embedded_server_starts_migrates_stores_and_stops(tmp_path: Path) ->
         """
         import sys
         from worker import db
-        from worker.store import FinishedMatch, SeatOutcome, open_store
+        from tests.store_fixtures import finished_match
+        from worker.store import open_store
         with open_store() as store:
             print(store.url, flush=True)
             bot = store.add_bot("solo", "me")
@@ -162,9 +164,9 @@ def test_d10_embedded_server_starts_migrates_stores_and_stops(tmp_path: Path) ->
             v = store.add_bot_version(bot, b"code", manifest, "me").id
             m = store.create_match("hollywood-gin", [v, v])
             store.claim_match("w")
-            results = [SeatOutcome(0, 0, 5), SeatOutcome(1, 1, 0)]
-            assert store.finish_match(m.id, "w", FinishedMatch(b"record", results))
-            assert store.record(m.id) == b"record"
+            finished = finished_match("hollywood-gin", [0, 1], [5, 0])
+            assert store.finish_match(m.id, "w", finished)
+            assert store.record(m.id) == finished.record
         print("ok")
         """
     )

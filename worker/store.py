@@ -3,8 +3,10 @@ plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md
 
 The match state machine (ARCHITECTURE decision 6): ``queued → running → done | failed |
 cancelled``. :meth:`Store.claim_match` takes a match in one atomic statement;
-:meth:`Store.finish_match` commits the record, the seat results and the Elo updates in one
-transaction, exactly once. A record is opaque ``bytes`` to the store (decision 7).
+:meth:`Store.finish_match` checks a finished match against its record and its row, then
+commits the record, the seat results and the Elo updates in one transaction, exactly once.
+The store keeps a record as ``bytes`` (decision 7); to check a finish it reads the record's
+header and result, and never re-runs the engine on it (``arena verify`` does).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import os
 import secrets
 import time
@@ -26,6 +29,10 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from referee.clock import ClockRules
+from referee.engine import OptionsError, UnknownGameError, get_game
+from referee.record import FORMAT_VERSION, SOURCES, STATUSES, OptionScalar
+from rummyarena.v1 import common_pb2, record_pb2
 from worker import db, ratings
 from worker.ratings import INITIAL_RATING, DuplicateStanding, PairwiseTally, Standing
 
@@ -33,10 +40,34 @@ T = TypeVar("T")
 
 ELO_K_ENV = "ARENA_ELO_K"
 MATCH_STATES = ("queued", "running", "done", "failed", "cancelled")
+#: The only record format the store takes: the protobuf ``MatchRecord`` of referee.codec.
+RECORD_FORMAT = "MatchRecord"
+#: The range of an ``integer`` column (scores, action counts, durations).
+_INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
 
 
 class StoreError(Exception):
     """A request the store refuses (unknown id, inconsistent results)."""
+
+
+class UnknownMatch(StoreError):
+    """A match id that names no match."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(f"no match {match_id}")
+        self.match_id = match_id
+
+
+class InvalidResult(StoreError):
+    """A finished match the store refuses, naming the match and what is wrong: a record
+    that does not parse, of an aborted match, with no result, inconsistent in itself or
+    that does not fit the match, or a seat result that is out of range, of an unknown
+    status, too large for its column, or not what the record says."""
+
+    def __init__(self, match_id: int, reason: str) -> None:
+        super().__init__(f"match {match_id}: {reason}")
+        self.match_id = match_id
+        self.reason = reason
 
 
 class CorruptRecord(StoreError):
@@ -115,7 +146,7 @@ class FinishedMatch:
 
     record: bytes
     results: Sequence[SeatOutcome]
-    format: str = "MatchRecord"
+    format: str = RECORD_FORMAT
     num_actions: int | None = None
     duration_ms: int | None = None
 
@@ -160,7 +191,8 @@ _SEATS_OF = (
 )
 
 #: The first half of a finish, one statement: lock the match row if it is ``running``
-#: under its holder (no row: it was not theirs, and nothing else happens; a concurrent
+#: under its holder and of the record's game and number of seats (no row: it was not
+#: theirs, or the record does not fit it, and nothing else happens; a concurrent
 #: finisher of the same match waits here, then finds it ``done``), then lock the
 #: rating rows of its bot versions in bot-version order (so concurrent finishers never
 #: deadlock), creating missing ones at 1500: ON CONFLICT DO UPDATE locks an existing row,
@@ -173,6 +205,7 @@ _FINISH_LOCK = """
     WITH done AS (
         SELECT id, game FROM matches
         WHERE id = %(id)s AND state = 'running' AND lease_holder = %(holder)s
+            AND game = %(game)s AND num_seats = %(num_seats)s
         FOR UPDATE),
     seated AS (
         SELECT s.seat, s.bot_version_id FROM done d JOIN match_seats s ON s.match_id = d.id),
@@ -187,6 +220,12 @@ _FINISH_LOCK = """
     SELECT d.game, (SELECT array_agg(bot_version_id ORDER BY seat) FROM seated),
         rated.versions, rated.before, nextval('match_finish_seq')
     FROM done d, rated"""
+
+#: Why a finish found no row to lock, read only then: no such match, a record of another
+#: game or number of seats, or else the match is not ``running`` under the holder. It
+#: takes no lock, and that is safe: a match's game and number of seats never change and
+#: its id is never reused, so the answer holds whatever happened to the match since.
+_FINISH_REFUSED = "SELECT game, num_seats FROM matches WHERE id = %s"
 
 #: The second half of a finish, one statement: the match ``done`` with its completion
 #: number (one new version of the row), the seat results, the record, the new ratings and
@@ -241,6 +280,208 @@ def _match(row: Mapping[str, Any]) -> Match:
         created_at=row["created_at"],
         finished_at=row["finished_at"],
     )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Seat status names by their value in the protobuf enum (UNSPECIFIED is none of them).
+_SEAT_STATUS_NAMES = {
+    common_pb2.SeatStatus.Value(f"SEAT_STATUS_{name.upper()}"): name for name in STATUSES
+}
+#: Games, numbers of seats and options (with their types) already found valid: a run of
+#: matches shares a few, so each is checked against its game once. Kept small.
+_VALID_OPTIONS: set[tuple[str, int, tuple[tuple[str, type, OptionScalar], ...]]] = set()
+_VALID_OPTIONS_MAX = 256
+
+
+def _check_options(match_id: int, game: str, num_seats: int, msg: record_pb2.MatchRecord) -> None:
+    """Raise :class:`InvalidResult` unless the record's game is known, allows its number
+    of seats, and takes its options: what starting the match checks, without dealing."""
+    options: dict[str, OptionScalar] = {}
+    for key, value in msg.options.items():  # as referee.codec reads them
+        which = value.WhichOneof("value")
+        options[key] = None if which is None else getattr(value, which)
+    known = (game, num_seats, tuple(sorted((k, type(v), v) for k, v in options.items())))
+    if known in _VALID_OPTIONS:
+        return
+    try:
+        spec = get_game(game)
+    except UnknownGameError:
+        raise InvalidResult(match_id, f"the record's game {game!r} is not a known game") from None
+    if not spec.min_seats <= num_seats <= spec.max_seats:
+        raise InvalidResult(
+            match_id,
+            f"the record has {num_seats} seats; {game} is for {spec.min_seats}–{spec.max_seats}",
+        )
+    try:
+        spec.options(options)
+    except OptionsError as exc:
+        raise InvalidResult(match_id, f"the record's options: {exc}") from exc
+    if len(_VALID_OPTIONS) >= _VALID_OPTIONS_MAX:
+        _VALID_OPTIONS.clear()
+    _VALID_OPTIONS.add(known)
+
+
+def _check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
+    """The game and number of seats of ``finished``'s record, once the finish is found
+    sound. Raises :class:`InvalidResult` naming the match and the field otherwise.
+
+    The record is checked from its header and its result, without re-running the engine
+    on its actions (``arena verify`` does that): it parses as a ``MatchRecord`` of a
+    format the referee writes; it has a result and the match was not aborted; its seat
+    statuses, clock, game, number of seats and options are valid, and its action fields
+    agree with each other. Then there must be one seat result per seat of the record,
+    each in range, of a known status and fitting its column, with the rank, score,
+    status and forfeit of the record's result (and of its seat list), and
+    ``num_actions`` (if given) must be the record's action count. Whether the record fits
+    the match row is checked by the finish itself."""
+    if finished.format != RECORD_FORMAT:
+        raise InvalidResult(match_id, f"format {finished.format!r} is not {RECORD_FORMAT}")
+    try:
+        msg = record_pb2.MatchRecord.FromString(bytes(finished.record))
+    except Exception as exc:  # DecodeError on garbage; the protobuf runtime may raise others
+        raise InvalidResult(match_id, f"the record does not decode ({exc})") from exc
+    if msg.format_version not in (1, FORMAT_VERSION):
+        raise InvalidResult(
+            match_id,
+            f"the record's format_version {msg.format_version} is not 1 or {FORMAT_VERSION}",
+        )
+    result = msg.result
+    if msg.HasField("result") and result.status == common_pb2.MATCH_STATUS_ABORTED:
+        raise InvalidResult(
+            match_id,
+            f"the match was aborted ({result.reason or 'no reason given'}): there is no "
+            "result to store; play it again",
+        )
+    if result.status != common_pb2.MATCH_STATUS_COMPLETED:
+        raise InvalidResult(match_id, f"the record's result status {result.status} is unknown")
+    if not msg.HasField("result") or not result.detail_json:
+        raise InvalidResult(
+            match_id, "the record has no result (a match that did not end is failed, not finished)"
+        )
+    try:
+        json.loads(result.detail_json)
+    except ValueError as exc:
+        raise InvalidResult(
+            match_id, f"the record's result detail_json is not JSON ({exc})"
+        ) from exc
+
+    n = len(msg.seats)
+    listed_statuses = []
+    for i, entry in enumerate(msg.seats):
+        if entry.status not in _SEAT_STATUS_NAMES:
+            raise InvalidResult(
+                match_id, f"the record's seat {i} status {entry.status} is not a seat status"
+            )
+        listed_statuses.append(_SEAT_STATUS_NAMES[entry.status])
+    clock = msg.clock
+    try:
+        ClockRules(clock.decision_ms, clock.bank_ms, clock.strike_limit, clock.join_ms)
+    except ValueError as exc:
+        raise InvalidResult(match_id, f"the record's clock: {exc}") from exc
+    _check_options(match_id, msg.game, n, msg)
+
+    if msg.format_version == 1:
+        num_actions = len(msg.actions)
+        for i, action in enumerate(msg.actions):
+            if action.seat >= n or not 0 <= action.source < len(SOURCES):
+                raise InvalidResult(
+                    match_id,
+                    f"the record's action {i} names seat {action.seat} or source "
+                    f"{action.source} out of range",
+                )
+    else:
+        num_actions = len(msg.action_index)
+        if len(msg.think_us) != num_actions:
+            raise InvalidResult(
+                match_id,
+                f"the record has {num_actions} actions (action_index) but "
+                f"{len(msg.think_us)} timings (think_us)",
+            )
+        for mark in msg.sources:
+            if mark.action >= num_actions or not 0 <= mark.source < len(SOURCES):
+                raise InvalidResult(
+                    match_id,
+                    f"the record's source mark for action {mark.action} (source {mark.source}) "
+                    "is out of range",
+                )
+
+    if len(result.seats) != n:
+        raise InvalidResult(
+            match_id, f"the record has {n} seats but a result for {len(result.seats)}"
+        )
+    recorded = {s.seat: s for s in result.seats}
+    if sorted(recorded) != list(range(n)):
+        raise InvalidResult(
+            match_id,
+            f"the record's result is for seats {[s.seat for s in result.seats]}, not 0..{n - 1}",
+        )
+    seats = [r.seat for r in finished.results]
+    if not all(_is_int(seat) for seat in seats) or sorted(seats) != list(range(n)):
+        raise InvalidResult(
+            match_id, f"results for seats {seats}, but the record has seats 0..{n - 1}"
+        )
+    for outcome in sorted(finished.results, key=lambda r: r.seat):
+        seat = outcome.seat
+        if not _is_int(outcome.rank) or not 0 <= outcome.rank < n:
+            raise InvalidResult(
+                match_id, f"seat {seat} rank {outcome.rank!r} is out of range 0..{n - 1}"
+            )
+        if outcome.status not in STATUSES:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat} status {outcome.status!r} is not one of {', '.join(STATUSES)}",
+            )
+        if not _is_int(outcome.score) or not _INT4_MIN <= outcome.score <= _INT4_MAX:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat} score {outcome.score!r} does not fit the score column "
+                f"({_INT4_MIN}..{_INT4_MAX})",
+            )
+        if not isinstance(outcome.forfeit, bool):
+            raise InvalidResult(match_id, f"seat {seat} forfeit {outcome.forfeit!r} is not a bool")
+        entry_result = recorded[seat]
+        status = _SEAT_STATUS_NAMES.get(entry_result.status)
+        if status is None:
+            raise InvalidResult(
+                match_id,
+                f"the record's result seat {seat} status {entry_result.status} "
+                "is not a seat status",
+            )
+        for name, given, expected in (
+            ("rank", outcome.rank, entry_result.rank),
+            ("score", outcome.score, entry_result.score),
+            ("status", outcome.status, status),
+            ("forfeit", outcome.forfeit, entry_result.forfeited),
+        ):
+            if given != expected:
+                raise InvalidResult(
+                    match_id, f"seat {seat} {name} {given!r} differs from the record's {expected!r}"
+                )
+        listed = msg.seats[seat]
+        if listed_statuses[seat] != status or listed.forfeited != entry_result.forfeited:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat}: the record's seat list (status {listed_statuses[seat]!r}, "
+                f"forfeited {listed.forfeited}) differs from its result (status {status!r}, "
+                f"forfeited {entry_result.forfeited})",
+            )
+    if finished.num_actions is not None and (
+        not _is_int(finished.num_actions) or finished.num_actions != num_actions
+    ):
+        raise InvalidResult(
+            match_id,
+            f"num_actions {finished.num_actions!r} differs from the record's {num_actions}",
+        )
+    if finished.duration_ms is not None and (
+        not _is_int(finished.duration_ms) or not 0 <= finished.duration_ms <= _INT4_MAX
+    ):
+        raise InvalidResult(
+            match_id, f"duration_ms {finished.duration_ms!r} is out of range 0..{_INT4_MAX}"
+        )
+    return msg.game, n
 
 
 @contextlib.contextmanager
@@ -706,26 +947,46 @@ class Store:
         """Commit a finished match held by ``holder``: its record, seat results and the Elo
         updates, in one transaction. True if this call finished it; False (and nothing
         changed) if it was already finished, cancelled, or is no longer ``holder``'s.
+        Raises :class:`InvalidResult` (and changes nothing) when the record does not parse,
+        is of an aborted match or has no result, is inconsistent in itself, is of another
+        game or number of seats than the match, or a seat result is out of range, of an
+        unknown status, too large for its column or not what the record's result says;
+        :class:`UnknownMatch` when there is no match ``match_id``.
 
-        Two round trips and one durable commit: BEGIN and :data:`_FINISH_LOCK` (the match
-        row and the rating rows locked, the ratings before, the completion number), then
-        :data:`_FINISH_WRITE` (state ``done``, results, record, ratings, history) and
-        COMMIT. The Elo
-        arithmetic runs in Python in between, the same :func:`worker.ratings.elo_after`
-        that the recompute replays."""
+        Before the transaction the record's header and result are checked against the
+        seat results (:func:`_check_finished`); the engine is not re-run on its actions,
+        which is ``arena verify``'s job. Then two round trips and one durable commit: BEGIN
+        and :data:`_FINISH_LOCK` (the match row and the rating rows locked, the ratings
+        before, the completion number), then :data:`_FINISH_WRITE` (state ``done``,
+        results, record, ratings, history) and COMMIT. The Elo arithmetic runs in Python in
+        between, the same :func:`worker.ratings.elo_after` that the recompute replays. Only
+        a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why."""
+        game, num_seats = _check_finished(match_id, finished)
         results = sorted(finished.results, key=lambda r: r.seat)
+        lock = {"id": match_id, "holder": holder, "game": game, "num_seats": num_seats}
 
         def op(conn: psycopg.Connection) -> bool:
             with conn.cursor() as cur, _one_trip_transaction(conn):
-                row = cur.execute(_FINISH_LOCK, {"id": match_id, "holder": holder}).fetchone()
+                row = cur.execute(_FINISH_LOCK, lock).fetchone()
                 if row is None:
+                    known = cur.execute(_FINISH_REFUSED, (match_id,)).fetchone()
+                    if known is None:
+                        raise UnknownMatch(match_id)
+                    if known[0] != game:
+                        raise InvalidResult(
+                            match_id, f"the record is of game {game!r}, the match of {known[0]!r}"
+                        )
+                    if known[1] != num_seats:
+                        raise InvalidResult(
+                            match_id, f"the record has {num_seats} seats, the match {known[1]}"
+                        )
                     return False
-                game, seated, locked, before_locked, finish_seq = row
+                _, seated, locked, before_locked, finish_seq = row
                 players = [int(p) for p in seated or ()]
-                if [r.seat for r in results] != list(range(len(players))):
+                if len(players) != num_seats:  # match_seats holds one row per seat
                     raise StoreError(
-                        f"match {match_id}: results for seats {[r.seat for r in results]}, "
-                        f"but the match has seats 0..{len(players) - 1}"
+                        f"match {match_id}: {len(players)} seated bot versions "
+                        f"for {num_seats} seats"
                     )
                 current = {int(v): float(r) for v, r in zip(locked, before_locked, strict=True)}
                 ranks = ratings.effective_ranks(
