@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from bots.sdk import Bot, MatchOver, Request
+from bots.sdk.client import play
 from rummyarena.v1 import bot_pb2
 from tests.referee_support import PLAY, RefereeProcess, play_raw_seat, referee_fixture, statuses
 
@@ -165,3 +167,81 @@ def test_c4_an_oversized_message_in_mid_match_is_invalid(ref: RefereeProcess) ->
     assert "at most 65536" in (err.details() or "")
     record = ref.record(m.match_id)
     assert statuses(record) == [("invalid", True), ("ok", False)]
+
+
+class DroppingProxy:
+    """A TCP proxy to the referee whose connections can all be dropped at once (a
+    network blip); it keeps accepting new ones."""
+
+    def __init__(self, target: str) -> None:
+        self.host, port = target.rsplit(":", 1)
+        self.port = int(port)
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        self.writers += [writer, up_writer]
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+    def drop_all(self) -> None:
+        for w in self.writers:
+            w.transport.abort()
+        self.writers.clear()
+
+    async def close(self) -> None:
+        self.drop_all()
+        if self.server is not None:
+            self.server.close()
+
+
+def test_c4_the_sdk_rejoins_after_a_network_blip(ref: RefereeProcess) -> None:
+    """The connection of an SDK bot drops in mid-match; the SDK joins again with its
+    token and plays on, and its seat finishes without a fault."""
+    m = ref.create("hollywood-gin", 2, seed=9, options={"max_hands": 1}, decision_ms=3000)
+
+    class Blipping(Bot):
+        def __init__(self, proxy: DroppingProxy) -> None:
+            self.proxy, self.decisions, self.starts = proxy, 0, 0
+
+        def on_start(self, game: str, seat: int, seats: int, options: object) -> None:
+            self.starts += 1
+
+        def decide(self, request: Request) -> int:
+            self.decisions += 1
+            if self.decisions == 3:
+                self.proxy.drop_all()  # the answer to this decision is lost with it
+            return 0
+
+    async def main() -> tuple[MatchOver, Blipping]:
+        proxy = DroppingProxy(ref.address)
+        address = await proxy.start()
+        bot = Blipping(proxy)
+        other = asyncio.ensure_future(play_raw_seat(ref.address, m.tokens[1], random.Random(1)))
+        try:
+            over = await asyncio.wait_for(play(bot, address, m.tokens[0]), 30)
+        finally:
+            await proxy.close()
+        await other
+        return over, bot
+
+    over, bot = asyncio.run(main())
+    assert bot.starts == 1 and bot.decisions > 3
+    assert not over.aborted and over.statuses == ("ok", "ok")
+    record = ref.record(m.match_id)
+    assert statuses(record) == [("ok", False), ("ok", False)]

@@ -27,40 +27,77 @@ _NOTICE_NAMES = {
 _PLAY = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Play"
 
 
+#: How long a bot whose connection dropped in mid-match keeps trying to rejoin (the
+#: referee keeps its seat while its decision's clock runs: docs/protocol.md, "Rejoin").
+REJOIN_S = 10.0
+
+
 class BotSessionError(RuntimeError):
     """The referee ended the session with an error status."""
+
+
+class _Seat:
+    """What a session knows of its seat, kept across rejoins."""
+
+    __slots__ = ("game", "seat", "started", "welcomed")
+
+    def __init__(self) -> None:
+        self.game, self.seat, self.started = "", -1, False
+        self.welcomed = False  # the current stream was welcomed
 
 
 async def play(
     bot: Bot, referee: str, token: str, channel: grpc.aio.Channel | None = None
 ) -> MatchOver:
-    """Join the referee at ``referee`` (host:port) with ``token`` and play to the end."""
+    """Join the referee at ``referee`` (host:port) with ``token`` and play to the end. If
+    the connection drops once the match has started, join again with the same token
+    (for up to :data:`REJOIN_S` seconds) and play on."""
     own = channel is None
     chan = channel or grpc.aio.insecure_channel(referee)
+    state = _Seat()
+    deadline = 0.0
     try:
-        call = chan.stream_stream(
-            _PLAY,
-            request_serializer=None,
-            response_deserializer=None,
-        )()
-        join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
-        await call.write(join.SerializeToString())
-        return await _session(bot, call)
-    except grpc.aio.AioRpcError as exc:
-        raise BotSessionError(f"{exc.code().name}: {exc.details()}") from exc
+        while True:
+            call = chan.stream_stream(
+                _PLAY,
+                request_serializer=None,
+                response_deserializer=None,
+            )()
+            try:
+                join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
+                await call.write(join.SerializeToString())
+                return await _session(bot, call, state)
+            except grpc.aio.AioRpcError as exc:
+                loop_time = asyncio.get_running_loop().time()
+                if not state.started or exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise BotSessionError(f"{exc.code().name}: {exc.details()}") from exc
+                if state.welcomed or not deadline:  # a new drop: rejoin for REJOIN_S
+                    deadline = loop_time + REJOIN_S
+                    state.welcomed = False
+                if loop_time > deadline:
+                    raise BotSessionError(
+                        f"the connection to the referee dropped and rejoining failed for "
+                        f"{REJOIN_S:.0f} s: {exc.details()}"
+                    ) from None
+                log.warning("the connection to the referee dropped (%s); rejoining", exc.details())
+                call.cancel()
+                await asyncio.sleep(0.2)
     finally:
         if own:
             await chan.close()
 
 
-async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
-    game, seat = "", -1
+async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> MatchOver:
+    game, seat = state.game, state.seat
     BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, codec.answer_bytes
     parse = bot_pb2.RefereeMessage.FromString
     while True:
         raw = await call.read()
-        if raw is grpc.aio.EOF:
-            raise BotSessionError("the referee closed the stream before the match ended")
+        if raw is grpc.aio.EOF:  # another stream joined with this seat's token
+            raise BotSessionError(
+                "the referee closed the stream before the match ended (did another process "
+                "join with this seat's token?)"
+            )
         try:
             msg = parse(raw)
         except DecodeError as exc:
@@ -91,8 +128,11 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall) -> MatchOver:
                 await call.write(BotMessage(answer=answer).SerializeToString())
         elif kind == "welcome":
             w = msg.welcome
-            game, seat = w.game, w.your_seat
-            bot.on_start(game, seat, len(w.seats), codec.options_from_proto(w.options))
+            game, seat = state.game, state.seat = w.game, w.your_seat
+            state.welcomed = True
+            if not state.started:  # a rejoin is welcomed again: the bot starts once
+                state.started = True
+                bot.on_start(game, seat, len(w.seats), codec.options_from_proto(w.options))
         elif kind == "notice":
             n = msg.notice
             bot.on_notice(_NOTICE_NAMES.get(n.kind, "unknown"), n.message, n.played)
