@@ -1,17 +1,21 @@
 """`arena bench referee --soak N`: the referee's memory over many matches.
 
-A referee process plays N short Hollywood Gin matches one after another, its seats
+A referee process plays N short Hollywood Gin matches one after another (after a
+warm-up of W more), its seats
 played over loopback by two random players in this process. After each match the
 platform's part is played too: the record fetched and the match released (or not,
 with ``release=False``, to see what the keep limits hold). The referee's resident
 memory (VmRSS) is read after a warm-up and at the end; the figure is its growth per
 finished match. The memory of one running full-length match, measured in process
-with tracemalloc, comes beside it.
+with tracemalloc, comes beside it, and where memory grows over the same matches
+played in process, by source file (the codec's and engines' lookup tables fill as
+new hands come, up to their bounds; the runner itself keeps nothing).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import secrets
@@ -57,15 +61,16 @@ async def _seat(channel: grpc.aio.Channel, token: str, rng: random.Random) -> No
             await call.done_writing()
 
 
-async def _soak(address: str, secret: str, pid: int, count: int, release: bool) -> dict[str, Any]:
+async def _soak(
+    address: str, secret: str, pid: int, count: int, warm: int, release: bool
+) -> dict[str, Any]:
     md = call_metadata(secret)
-    warm = max(100, count // 5)
     rss_warm = 0
     record_bytes = 0
     t0 = time.perf_counter()
     async with grpc.aio.insecure_channel(address) as channel:
         matches = match_pb2_grpc.MatchesStub(channel)
-        for i in range(count):
+        for i in range(warm + count):
             req = match_pb2.CreateMatchRequest(game="hollywood-gin", seed=i, seat_names=["a", "b"])
             req.options["max_hands"].int_value = 1
             created = await matches.CreateMatch(req, metadata=md)
@@ -86,6 +91,8 @@ async def _soak(address: str, secret: str, pid: int, count: int, release: bool) 
                 )
             if i + 1 == warm:
                 rss_warm = rss_bytes(pid)
+    if not warm:
+        rss_warm = rss_bytes(pid)
     rss_end = rss_bytes(pid)
     return {
         "matches": count,
@@ -93,7 +100,7 @@ async def _soak(address: str, secret: str, pid: int, count: int, release: bool) 
         "warm_up_matches": warm,
         "rss_after_warm_up": rss_warm,
         "rss_at_end": rss_end,
-        "growth_per_match": (rss_end - rss_warm) / (count - warm),
+        "growth_per_match": (rss_end - rss_warm) / count,
         "record_bytes_mean": record_bytes / count,
         "seconds": time.perf_counter() - t0,
     }
@@ -133,8 +140,52 @@ def running_match_bytes(seed: int = LONG_SEED) -> tuple[int, int]:
     return asyncio.run(once())
 
 
-def run_soak(count: int, release: bool = True) -> dict[str, Any]:
-    """Soak a referee process with ``count`` sequential short matches."""
+def in_process_growth(count: int, warm: int) -> dict[str, float]:
+    """Where memory grows, by source file, over ``count`` short matches played in this
+    process after ``warm`` others, each released: bytes per match (tracemalloc)."""
+    clock = ClockRules(decision_ms=5000, bank_ms=5000, join_ms=1000)
+
+    async def main() -> dict[str, float]:
+        referee = Referee()
+        loop = asyncio.get_running_loop()
+        before = None
+        for i in range(warm + count):
+            if i == warm:
+                gc.collect()
+                tracemalloc.start()
+                before = tracemalloc.take_snapshot()
+            match = referee.create("hollywood-gin", {"max_hands": 1}, i, ["a", "b"], clock)
+            rng = random.Random(i)
+            for seat in match.seats:
+
+                async def write(
+                    data: bytes, seat: Any = seat, match: Match = match, rng: Any = rng
+                ) -> None:
+                    msg = bot_pb2.RefereeMessage.FromString(data)
+                    if msg.HasField("decision"):
+                        n = len(msg.decision.legal_actions)
+                        loop.call_soon(match.on_index, seat, rng.randrange(n))
+
+                match.attach(seat, SeatLink(write), "random")
+            await match.done.wait()
+            await asyncio.sleep(0)  # the referee files it as finished
+            referee.release(match.id)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+        tracemalloc.stop()
+        assert before is not None
+        return {
+            str(Path(stat.traceback[0].filename).relative_to(Path.cwd()))
+            if Path(stat.traceback[0].filename).is_relative_to(Path.cwd())
+            else stat.traceback[0].filename: stat.size_diff / count
+            for stat in after.compare_to(before, "filename")[:6]
+        }
+
+    return asyncio.run(main())
+
+
+def run_soak(count: int, warm: int, release: bool = True) -> dict[str, Any]:
+    """Soak a referee process with ``count`` sequential short matches after ``warm``."""
     secret = secrets.token_urlsafe(16)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.commands.referee", "referee", "--port", "0"],
@@ -149,11 +200,12 @@ def run_soak(count: int, release: bool = True) -> dict[str, Any]:
         if "listening on" not in line:
             raise RuntimeError(f"the referee did not start: {line!r}")
         address = line.split()[-1]
-        figures = asyncio.run(_soak(address, secret, proc.pid, count, release))
+        figures = asyncio.run(_soak(address, secret, proc.pid, count, warm, release))
     finally:
         proc.terminate()
         proc.wait(30)
     peak, actions = running_match_bytes()
     figures["running_match_bytes"] = peak
     figures["running_match_actions"] = actions
+    figures["in_process_growth_by_file"] = in_process_growth(count, warm)
     return figures

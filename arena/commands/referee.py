@@ -78,7 +78,14 @@ def register(sub: Any, bench_sub: Any) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="instead: the referee's memory over N sequential short matches (N >= 200)",
+        help="instead: the referee's memory over N sequential short matches (N >= 100)",
+    )
+    bench.add_argument(
+        "--warm-up",
+        type=int,
+        default=None,
+        metavar="W",
+        help="with --soak: matches played before measuring (default N/5)",
     )
     bench.add_argument(
         "--no-release",
@@ -251,15 +258,17 @@ if __name__ == "__main__":
 def _soak(args: argparse.Namespace) -> int:
     from bots.soak import run_soak
 
-    if args.soak < 200:
-        raise CommandError("--soak needs at least 200 matches (a fifth of them warm up)")
-    figures = run_soak(args.soak, release=not args.no_release)
+    warm = args.soak // 5 if args.warm_up is None else args.warm_up
+    if args.soak < 100 or warm < 0:
+        raise CommandError("--soak needs at least 100 matches, --warm-up at least 0")
+    figures = run_soak(args.soak, warm, release=not args.no_release)
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     kib = 1024
     print(
-        f"referee soak: {figures['matches']} sequential one-hand Hollywood Gin matches, "
+        f"referee soak: {figures['matches']} sequential one-hand Hollywood Gin matches "
+        f"after {figures['warm_up_matches']}, "
         f"{'each released' if figures['released'] else 'none released'}, "
         f"{figures['seconds']:.0f} s"
     )
@@ -274,4 +283,7 @@ def _soak(args: argparse.Namespace) -> int:
         f"  one running full-length match ({figures['running_match_actions']} actions) "
         f"held at most {figures['running_match_bytes'] / kib:.0f} KiB"
     )
+    print("  in process, growth per match by file (tracemalloc):")
+    for name, size in figures["in_process_growth_by_file"].items():
+        print(f"    {size:>9.0f} B  {name}")
     return 0
