@@ -69,7 +69,7 @@ async def _soak(
     record_bytes = 0
     t0 = time.perf_counter()
     async with grpc.aio.insecure_channel(address) as channel:
-        matches = match_pb2_grpc.MatchesStub(channel)
+        matches = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
         for i in range(warm + count):
             req = match_pb2.CreateMatchRequest(game="hollywood-gin", seed=i, seat_names=["a", "b"])
             req.options["max_hands"].int_value = 1
