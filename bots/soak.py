@@ -101,7 +101,7 @@ async def _soak(
         "rss_after_warm_up": rss_warm,
         "rss_at_end": rss_end,
         "growth_per_match": (rss_end - rss_warm) / count,
-        "record_bytes_mean": record_bytes / count,
+        "record_bytes_mean": record_bytes / (warm + count),
         "seconds": time.perf_counter() - t0,
     }
 
