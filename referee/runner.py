@@ -222,6 +222,9 @@ class Match:
         self._waiting: asyncio.Future[Outcome] | None = None  # the decision being timed
         self._deadline = 0.0  # its deadline, in the event loop's time
         self._timer: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[Any] | None = None  # the match task, set by _play
+        self._write_in_flight = False  # a decision is being written
+        self._write_expired = False  # ... and the watchdog interrupted it
 
     @property
     def actions_taken(self) -> int:
@@ -422,28 +425,54 @@ class Match:
         w.clock.CopyFrom(codec.clock_to_proto(self.clock))
         await asyncio.gather(*(self._send(seat, None) for seat in self.seats))
 
-    async def _send(self, seat: Seat, data: bytes | None, deadline: float | None = None) -> bool:
+    async def _send(self, seat: Seat, data: bytes | None) -> bool:
+        """Write ``data`` (a welcome, notice or end of match) to the seat's stream; False
+        when the seat is away or its stream broke, or took no bytes within
+        :data:`WRITE_S`, which cuts the seat off."""
+        try:
+            async with asyncio.timeout(WRITE_S):
+                return await self._write(seat, data)
+        except TimeoutError:
+            link = seat.link
+            if link is not None:
+                self._cut_off(seat, link, "the stream took no message in time (a write timed out)")
+            return False
+
+    async def _send_decision(self, seat: Seat, msg: bytes) -> bool:
+        """Write a decision to the seat's stream; its deadline is the decision's own,
+        kept by the match's watchdog (armed before the write: the clock covers delivery),
+        which interrupts a write still in flight at the deadline and cuts the seat off."""
+        self._write_in_flight = True
+        try:
+            return await self._write(seat, msg)
+        except asyncio.CancelledError:
+            if not self._write_expired:
+                raise
+            task = asyncio.current_task()
+            assert task is not None
+            task.uncancel()  # the watchdog's cancel, taken: the match goes on
+            self._write_expired = False
+            link = seat.link
+            if link is not None:
+                self._cut_off(seat, link, "the stream took no decision in time (a write timed out)")
+            return False
+        finally:
+            self._write_in_flight = False
+
+    async def _write(self, seat: Seat, data: bytes | None) -> bool:
         """Write ``data`` to the seat's stream, after the Welcome if that stream has not
-        had it; False when the seat is away or its stream broke, or took no bytes by
-        ``deadline`` (the loop's time; default :data:`WRITE_S` from now), which cuts the
-        seat off."""
+        had it; False when the seat is away or its stream broke (it is then away)."""
         link = seat.link
         if link is None or link.closed:
             return False
-        if deadline is None:
-            deadline = asyncio.get_running_loop().time() + WRITE_S
         link.writing = True
         try:
-            async with asyncio.timeout_at(deadline):
-                if not link.welcomed and self._welcome is not None:
-                    link.welcomed = True
-                    self._welcome.welcome.your_seat = seat.index
-                    await link.write(self._welcome.SerializeToString())
-                if data is not None:
-                    await link.write(data)
-        except TimeoutError:
-            self._cut_off(seat, link, "the stream took no message in time (a write timed out)")
-            return False
+            if not link.welcomed and self._welcome is not None:
+                link.welcomed = True
+                self._welcome.welcome.your_seat = seat.index
+                await link.write(self._welcome.SerializeToString())
+            if data is not None:
+                await link.write(data)
         except Exception as exc:  # the stream broke under us: the seat is away
             self.detach(seat, link, f"write failed: {exc}")
             return False
@@ -455,6 +484,7 @@ class Match:
         loop = asyncio.get_running_loop()
         call_at, loop_time = loop.call_at, loop.time
         self._create_future = loop.create_future
+        self._task = asyncio.current_task()
         perf = time.perf_counter_ns
         self._t0 = perf()
         pending = self._next()
@@ -465,33 +495,26 @@ class Match:
                 continue
             seat, did, legal, texts, msg, fut = pending
             sent = self._sent = perf()
-            # the clock covers delivery: the write has the decision's own deadline
-            deadline = loop_time() + seat.clock.allowance_s()
+            # the clock covers delivery: the watchdog is armed before the write, which it
+            # interrupts if still in flight at the deadline (_send_decision)
+            deadline = self._deadline = loop_time() + seat.clock.allowance_s()
+            self._waiting = fut
+            timer = self._timer
+            if timer is None or timer.when() > deadline:  # one timer per match, moved
+                if timer is not None:  # only when it would fire too late
+                    timer.cancel()
+                self._timer = call_at(deadline, self._watchdog)
             if seat.link is not None:
-                await self._send(seat, msg, deadline)
-            if fut.done():
-                outcome = fut.result()
-            elif seat.forfeited:  # cut off while writing
-                outcome = ("gone", "the stream took no message in time")
-            else:  # wait for the answer, or for the seat to come back if it is away
-                # one watchdog timer per match, moved only when it would fire too late
-                self._deadline = deadline
-                self._waiting = fut
-                timer = self._timer
-                if timer is None or timer.when() > deadline:
-                    if timer is not None:
-                        timer.cancel()
-                    self._timer = call_at(deadline, self._watchdog)
+                await self._send_decision(seat, msg)
+            # the answer, or the seat coming back if it is away
+            outcome = await fut
+            while outcome[0] == "rejoined":  # send the decision again on the new stream
+                fut = self._create_future()
+                seat.pending = self._waiting = fut
+                self._pending = (seat, did, legal, texts, msg, fut)
+                await self._send_decision(seat, msg)
                 outcome = await fut
-                while outcome[0] == "rejoined":  # send the decision again on the new stream
-                    fut = self._create_future()
-                    seat.pending = self._waiting = fut
-                    self._pending = (seat, did, legal, texts, msg, fut)
-                    await self._send(seat, msg, deadline)
-                    if not fut.done() and seat.forfeited:
-                        fut.set_result(("gone", "the stream took no message in time"))
-                    outcome = await fut
-                self._waiting = None
+            self._waiting = None
             if outcome[0] == "next":  # on_index took the answer and made the next decision
                 pending = outcome[1]
                 continue
@@ -582,7 +605,12 @@ class Match:
             return  # nothing pending: the next decision sets the timer again
         loop = asyncio.get_running_loop()
         if loop.time() >= self._deadline:
-            fut.set_result(("timeout", "no answer in time"))
+            if self._write_in_flight:  # the decision is not even delivered: cut it off
+                self._write_expired = True
+                assert self._task is not None
+                self._task.cancel()
+            else:
+                fut.set_result(("timeout", "no answer in time"))
         else:
             self._timer = loop.call_at(self._deadline, self._watchdog)
 
