@@ -8,8 +8,7 @@ instance, so ``Card`` objects compare, hash and index exactly like ints.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -258,12 +257,12 @@ class SplitMix64:
         n = len(items)
         if n < 2:
             return
-        swaps = _SWAPS.get(n)
-        if swaps is None:
-            if len(_SWAPS) >= 64:
-                _SWAPS.clear()
-            swaps = _SWAPS[n] = _unrolled_swaps(n)
-        swaps(items, self.below(_factorial(n)))
+        r = self.below(_factorial(n))
+        for size, group in _radix_groups(n):
+            piece, r = r % size, r // size  # the next few digits, from a word-sized piece
+            for i, radix in group:
+                j, piece = piece % radix, piece // radix
+                items[i], items[j] = items[j], items[i]
 
 
 _GAMMA = 0x9E3779B97F4A7C15
@@ -285,7 +284,6 @@ def _below_plan(n: int) -> tuple[range, int]:
 
 
 _RADIX_GROUPS: dict[int, list[tuple[int, list[tuple[int, int]]]]] = {}
-_SWAPS: dict[int, Callable[[list[Card], int], None]] = {}
 
 
 def _radix_groups(n: int) -> list[tuple[int, list[tuple[int, int]]]]:
@@ -313,25 +311,6 @@ def _factorial(n: int) -> int:
     while len(_FACTORIALS) <= n:
         _FACTORIALS.append(_FACTORIALS[-1] * len(_FACTORIALS))
     return _FACTORIALS[n]
-
-
-def _unrolled_swaps(n: int) -> Callable[[list[Card], int], None]:
-    """The Fisher–Yates swaps of an ``n``-card deck driven by ``r``, written out as one
-    straight-line function (the way ``dataclasses`` writes ``__init__``): the digits
-    are taken a few at a time from word-sized pieces of r, as :meth:`SplitMix64.shuffle`
-    describes, without the loop's overhead, which is most of a shuffle's cost."""
-    lines = ["def swaps(items, r):"]
-    for size, group in _radix_groups(n):
-        lines.append(f"    piece = r % {size}")
-        lines.append(f"    r //= {size}")
-        for i, radix in group:
-            lines.append(f"    j = piece % {radix}")
-            lines.append(f"    piece //= {radix}")
-            lines.append(f"    items[{i}], items[j] = items[j], items[{i}]")
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), namespace)  # the code is made here, from integers only
-    swaps: Callable[[list[Card], int], None] = namespace["swaps"]
-    return swaps
 
 
 def shuffled_deck(rng: SplitMix64, packs: int = 1, jokers_per_pack: int = 0) -> list[Card]:
