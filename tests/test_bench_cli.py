@@ -44,7 +44,7 @@ def test_cpu_is_read_per_process_from_proc() -> None:
     import os
     import time
 
-    from bots.bench import cpu_seconds
+    from arena.bench.referee import cpu_seconds
 
     before = cpu_seconds(os.getpid())
     assert before is not None

@@ -153,7 +153,7 @@ def run_recompute(args: argparse.Namespace) -> int:
 
 
 def run_bench_store(args: argparse.Namespace) -> int:
-    from worker.store_bench import bench_store
+    from arena.bench.store import bench_store
 
     with _errors(), db.database_url() as url:
         report = bench_store(

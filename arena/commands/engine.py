@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import golden
+from arena.bench.engine import bench_engine
 from arena.cli import CommandError
-from arena.enginebench import bench_engine
+from bots.policies import gin_greedy, gin_patient, play_match
 from referee.engine import game_names, get_game, new_match
 from referee.games.hollywood_gin import HollywoodGin
-from referee.policies import gin_greedy, gin_patient, play_match
 
 
 def register(sub: Any, bench_sub: Any) -> None:

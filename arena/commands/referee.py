@@ -199,7 +199,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the referee benchmark and print its figures."""
-    from bots.bench import run_bench
+    from arena.bench.referee import run_bench
 
     if args.soak:
         return _soak(args)
@@ -215,6 +215,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"median of {figures['repeats']} runs of {figures['seconds']:.1f} s per phase"
     )
     print(f"  decisions/s          {figures['decisions_per_s']:>10.0f}")
+    print(f"  matches ended and replaced in the windows {figures['matches_ended']:.0f} (median)")
     print(
         f"  referee per decision p50 {figures['referee_us_p50']:.0f} µs, "
         f"p99 {figures['referee_us_p99']:.0f} µs"
@@ -256,7 +257,7 @@ if __name__ == "__main__":
 
 
 def _soak(args: argparse.Namespace) -> int:
-    from bots.soak import run_soak
+    from arena.bench.soak import run_soak
 
     warm = args.soak // 5 if args.warm_up is None else args.warm_up
     if args.soak < 100 or warm < 0:

@@ -50,11 +50,11 @@ def play_records(
     count: int, seed: int = 1, *, policy: str = "greedy"
 ) -> tuple[list[tuple[bytes, list[SeatOutcome], int]], str]:
     """Encoded records of ``count`` seeded one-hand Hollywood Gin matches, both seats played
-    by ``policy`` ("greedy": referee.policies.gin_greedy, or "random" legal actions):
+    by ``policy`` ("greedy": bots.policies.gin_greedy, or "random" legal actions):
     (record, seat results, actions) each, and which codec made them."""
+    from bots.policies import gin_greedy
     from referee.codec import encode_record
     from referee.engine import new_match
-    from referee.policies import gin_greedy
     from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
 
     rng = random.Random(seed)

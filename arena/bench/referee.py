@@ -5,8 +5,10 @@ Each repeat measures the ping-pong, then the referee; the figures reported are
 the medians over the repeats (this machine is noisy, and the two phases never
 run at the same moment). The referee runs in this process; the bots run in
 ``processes`` separate
-processes (``python -m bots.bench play ...``), each playing many seats over its
-own channels. The ping-pong phase uses the same processes and as many
+processes (``python -m arena.bench.referee play ...``), each playing many seats over its
+own channels, and the bench keeps that many matches running, a new one (the next
+seed) as one ends, so games whose matches are short are measured too. The
+ping-pong phase uses the same processes and as many
 concurrent streams as there are matches (a match has one decision in flight
 at a time, so it is one ping-pong chain).
 """
@@ -28,6 +30,7 @@ import grpc
 from bots.examples.random_bot import RandomBot
 from bots.sdk.client import play
 from referee.clock import ClockRules
+from referee.runner import Match
 from referee.service import start_server
 
 PING = "/bench.PingPong/Echo"
@@ -88,7 +91,10 @@ class _CpuWindow:
 
 def _spawn(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "bots.bench", *args], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "arena.bench.referee", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -127,38 +133,53 @@ async def _pingpong(streams: int, seconds: float, processes: int) -> dict[str, A
 
 
 async def _referee(matches: int, seconds: float, game: str, processes: int) -> dict[str, Any]:
+    """``matches`` matches kept running (a new one, with the next seed, as one ends), their
+    seats spread over ``processes`` bot processes that take seat tokens on stdin."""
     clock = ClockRules(decision_ms=5000, bank_ms=30_000, strike_limit=3, join_ms=30_000)
+    seats = ["a", "b"] if game == "hollywood-gin" else ["a", "b", "c"]
     # the bench creates its matches in process: the match service's secret is unused
     server, referee, port = await start_server(
         0, default_clock=clock, secret=secrets.token_urlsafe(16), measure=True
     )
+    procs = [_spawn("play", f"127.0.0.1:{port}") for _ in range(processes)]
+    created: list[Match] = []
+    refilling = True
+
+    def start(seed: int) -> None:
+        match = referee.create(game, None, seed, seats)
+        created.append(match)
+        for k, seat in enumerate(match.seats):  # a match's seats in different processes
+            stdin = procs[(seed + k) % processes].stdin
+            assert stdin is not None
+            stdin.write(seat.token + "\n")
+            stdin.flush()
+
+        def refill(_: asyncio.Task[Any]) -> None:
+            if refilling:
+                start(len(created))
+
+        asyncio.ensure_future(match.done.wait()).add_done_callback(refill)
+
     try:
-        created = [
-            referee.create(
-                game, None, seed, ["a", "b"] if game == "hollywood-gin" else ["a", "b", "c"]
-            )
-            for seed in range(matches)
-        ]
-        tokens = [s.token for m in created for s in m.seats]
-        procs = [
-            _spawn("play", f"127.0.0.1:{port}", *tokens[i::processes]) for i in range(processes)
-        ]
-        while not all(m.decisions for m in created):  # every bot has joined and played
+        for seed in range(matches):
+            start(seed)
+        while not all(m.decisions for m in created[:matches]):  # every bot plays
             await asyncio.sleep(0.05)
-        warm = 1.0
-        await asyncio.sleep(warm)
+        await asyncio.sleep(1.0)  # warm
         window = _CpuWindow(procs)
         window.start()
         # decisions sent, each a round trip (not the moves the referee makes itself, C7)
         n0 = sum(m.decisions for m in created)
-        r0 = [len(m.referee_ns or ()) for m in created]
+        r0 = {id(m): len(m.referee_ns or ()) for m in created}
+        played0 = sum(m.done.is_set() for m in created)
         t0 = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - t0
         n1 = sum(m.decisions for m in created)
         referee_cpu, bots_cpu = window.stop(n1 - n0)
-        samples = [ns for m, k in zip(created, r0, strict=True) for ns in (m.referee_ns or ())[k:]]
-        finished = sum(m.done.is_set() for m in created)
+        samples = [ns for m in created for ns in (m.referee_ns or ())[r0.get(id(m), 0) :]]
+        played = sum(m.done.is_set() for m in created) - played0
+        refilling = False
         await referee.close()
         for p in procs:
             p.kill()
@@ -170,7 +191,7 @@ async def _referee(matches: int, seconds: float, game: str, processes: int) -> d
         "decisions_per_s": (n1 - n0) / elapsed,
         "referee_us_p50": statistics.median(samples) / 1000 if samples else 0.0,
         "referee_us_p99": samples[int(0.99 * (len(samples) - 1))] / 1000 if samples else 0.0,
-        "matches_finished_early": finished,
+        "matches_ended": played,
         "referee_cpu_us": referee_cpu,
         "bots_cpu_us": bots_cpu,
     }
@@ -218,6 +239,7 @@ def run_bench(
         "referee_us_p50": median("referee_us_p50"),
         "referee_us_p99": median("referee_us_p99"),
         "ratio": median("ratio"),
+        "matches_ended": median("matches_ended"),
         "ratio_min": min(r["ratio"] for r in runs),
         "ratio_max": max(r["ratio"] for r in runs),
         # CPU per round trip of each side (None where /proc cannot be read)
@@ -250,19 +272,27 @@ async def _ping_worker(address: str, streams: int, seconds: float) -> None:
     print(json.dumps({"round_trips_per_s": sum(counts) / (time.perf_counter() - t0)}))
 
 
-async def _play_worker(address: str, tokens: list[str]) -> None:
-    await asyncio.gather(
-        *(play(RandomBot(i), address, tok) for i, tok in enumerate(tokens)),
-        return_exceptions=True,
-    )
+async def _play_worker(address: str) -> None:
+    """Play a seat, with the random bot, for each token read from stdin."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    seats: set[asyncio.Task[Any]] = set()
+    while line := await reader.readline():
+        bot = RandomBot(len(seats))
+        task = asyncio.ensure_future(play(bot, address, line.decode().strip()))
+        seats.add(task)
+        task.add_done_callback(seats.discard)
+    await asyncio.gather(*seats, return_exceptions=True)
 
 
 def main(argv: list[str]) -> None:
-    """Worker entry point: ``ping ADDRESS STREAMS SECONDS`` or ``play ADDRESS TOKEN...``."""
+    """Worker entry point: ``ping ADDRESS STREAMS SECONDS``, or ``play ADDRESS`` with a
+    seat token a line on stdin."""
     if argv[0] == "ping":
         asyncio.run(_ping_worker(argv[1], int(argv[2]), float(argv[3])))
     elif argv[0] == "play":
-        asyncio.run(_play_worker(argv[1], argv[2:]))
+        asyncio.run(_play_worker(argv[1]))
 
 
 if __name__ == "__main__":
