@@ -36,119 +36,32 @@ import logging
 import secrets
 import time
 from array import array
-from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee import codec
 from referee.clock import ClockRules, SeatClock
 from referee.codec import answer_head
 from referee.engine import Action, EngineError, GameState, Result, get_game
-from referee.record import STATUSES, MatchRecord, SeatEntry, options_dict
+from referee.record import MatchRecord, options_dict
+from referee.seats import (
+    DEFAULT_INDEX,
+    MatchPhase,
+    ProtocolError,
+    Seat,
+    SeatLink,
+    default_action,
+    worse,
+)
 from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
 
-#: Bytes of finished, unreleased matches' records the referee keeps for GetMatch; past
-#: it the oldest are forgotten.
-KEEP_BYTES = 64 * 1024 * 1024
-#: How long a finished, unreleased match is kept, in seconds.
-KEEP_S = 3600.0
-#: Matches waiting for their seats, at most; CreateMatch is refused beyond.
-MAX_WAITING = 1000
-#: The longest a match may wait for its seats (its clock's join_ms), in milliseconds.
-MAX_JOIN_MS = 300_000
-#: The longest seat name, in characters.
-MAX_NAME = 100
-#: The longest match id, in characters.
-MAX_MATCH_ID = 128
-#: Settled decision ids remembered per seat: an answer to one is ignored (a retry, or
-#: an answer sent again after rejoining), not refused.
-SETTLED_KEPT = 64
 #: The deadline of a write that is not a decision (welcome, notice, end of match), in
 #: seconds: a seat that takes no bytes for this long is cut off.
 WRITE_S = 5.0
 #: Events kept before the runner drops those every seat has been sent.
 EVENTS_KEPT = 256
-#: The reason given to matches aborted by a shutdown.
-SHUTTING_DOWN = "referee shutting down"
-
-#: Writes one serialised RefereeMessage to a seat's stream.
-Writer = Callable[[bytes], Awaitable[None]]
-
-
-class MatchPhase(Enum):
-    """Where a match stands."""
-
-    WAITING = "waiting"
-    RUNNING = "running"
-    FINISHED = "finished"
-
-
-class ProtocolError(Exception):
-    """A bot message the referee refuses; ``code`` names the gRPC status to end with."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-#: The position of :func:`default_action`'s choice in the legal actions.
-DEFAULT_INDEX = 0
-
-
-def default_action(legal: list[Action]) -> Action:
-    """The referee's safe default: the first legal action (each game lists drawing,
-    passing or declining first, and its caps end every hand, C8)."""
-    return legal[0]
-
-
-def _worse(a: str, b: str) -> str:
-    return a if STATUSES.index(a) >= STATUSES.index(b) else b
-
-
-class SeatLink:
-    """One connected bot stream of a seat."""
-
-    __slots__ = ("closed", "finished", "welcomed", "write", "writing")
-
-    def __init__(self, write: Writer) -> None:
-        self.write = write
-        self.closed = False
-        self.writing = False  # a write is in flight
-        self.welcomed = False  # the Welcome was written on this stream
-        self.finished = asyncio.Event()  # set when the referee has nothing more to send
-
-
-@dataclass(eq=False)
-class Seat:
-    """One seat of a match."""
-
-    index: int
-    name: str
-    token: str
-    clock: SeatClock
-    status: str = "ok"
-    strikes: int = 0
-    forfeited: bool = False
-    joined: bool = False  # the token has opened a stream (a later one is a rejoin)
-    link: SeatLink | None = None  # None while the seat is away
-    agent: str = ""
-    seen: int = 0  # events already sent to this seat (an index into the state's events)
-    think_us: int = 0  # the seat's thinking time so far
-    pending_id: int = -1
-    pending: asyncio.Future[Any] | None = None
-    # the bytes an Answer to the pending decision by index holds before the index
-    # (codec.answer_head): the service reads such answers without parsing them
-    answer_head: bytes = b""
-    settled: deque[int] = field(default_factory=lambda: deque(maxlen=SETTLED_KEPT))
-
-    def entry(self) -> SeatEntry:
-        """This seat as recorded."""
-        return SeatEntry(self.name, self.status, self.strikes, self.forfeited)
-
 
 # What a pending decision resolves to: ("answer", Answer or index) / ("error", text) /
 # ("gone", text) / ("timeout", text) / ("rejoined", None) / ("abort", reason), or
@@ -290,7 +203,7 @@ class Match:
             return
         seat.link = None
         if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
-            seat.status = _worse(seat.status, "invalid")
+            seat.status = worse(seat.status, "invalid")
             seat.strikes += 1
             seat.forfeited = True
         self._resolve(seat, ("gone", message))
@@ -306,7 +219,7 @@ class Match:
         seat.link = None
         if self.phase is not MatchPhase.FINISHED and not seat.forfeited:
             log.info("match %s: seat %d cut off: %s", self.id, seat.index, problem)
-            seat.status = _worse(seat.status, "timeout")
+            seat.status = worse(seat.status, "timeout")
             seat.strikes += 1
             seat.forfeited = True
         self._resolve(seat, ("gone", problem))
@@ -642,7 +555,7 @@ class Match:
         elif kind == "timeout":
             seat.clock.charge(elapsed_ms)
             if seat.link is None:  # away, and did not come back in time: it forfeits
-                seat.status = _worse(seat.status, "disconnected")
+                seat.status = worse(seat.status, "disconnected")
                 seat.forfeited = True
                 self._apply(seat, default_action(legal), think_us, "forfeited")
                 return
@@ -654,7 +567,7 @@ class Match:
             self._apply(seat, default_action(legal), think_us, "forfeited")
             return
         seat.strikes += 1
-        seat.status = _worse(seat.status, fault)
+        seat.status = worse(seat.status, fault)
         action = default_action(legal)
         forfeits = seat.strikes > self.clock.strike_limit
         if forfeits:
@@ -804,201 +717,3 @@ _NOTICE = {
     "crashed": bot_pb2.NOTICE_KIND_CRASHED,
     "forfeited": bot_pb2.NOTICE_KIND_FORFEITED,
 }
-
-
-@dataclass(eq=False, slots=True)
-class FinishedMatch:
-    """A finished match as the referee keeps it until the platform releases it: the
-    bytes of its record (which hold its result), and its seats' tokens."""
-
-    id: str
-    record: bytes
-    tokens: tuple[str, ...]
-    finished_at: float  # time.monotonic()
-    phase: MatchPhase = MatchPhase.FINISHED
-
-    @property
-    def size(self) -> int:
-        """The bytes this entry is counted as (its record, plus a fixed overhead)."""
-        return len(self.record) + 512
-
-
-class Referee:
-    """Every match of one referee process, and the seat tokens that open them.
-
-    Finished matches are kept, as their records' bytes, until the platform releases
-    them (:meth:`release`), at most ``keep_bytes`` of them and for at most ``keep_s``
-    seconds, the oldest forgotten first."""
-
-    def __init__(
-        self,
-        default_clock: ClockRules | None = None,
-        *,
-        keep_bytes: int = KEEP_BYTES,
-        keep_s: float = KEEP_S,
-        max_waiting: int = MAX_WAITING,
-        max_join_ms: int = MAX_JOIN_MS,
-        measure: bool = False,
-    ) -> None:
-        self.default_clock = default_clock or ClockRules(join_ms=min(30_000, max_join_ms))
-        self.keep_bytes = keep_bytes
-        self.keep_s = keep_s
-        self.max_waiting = max_waiting
-        self.max_join_ms = max_join_ms
-        self.measure = measure
-        self.matches: dict[str, Match] = {}  # waiting or running
-        self.finished: OrderedDict[str, FinishedMatch] = OrderedDict()  # oldest first
-        self.kept_bytes = 0
-        self.tokens: dict[str, tuple[Match, Seat]] = {}
-        self.closing = False  # shutting down: no new matches or seats
-        self._finished_tokens: dict[str, str] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def create(
-        self,
-        game: str,
-        options: Mapping[str, Any] | None,
-        seed: int,
-        seat_names: list[str],
-        clock: ClockRules | None = None,
-        match_id: str = "",
-    ) -> Match:
-        """Create and start a match; its seats' tokens are on ``match.seats``."""
-        if self.closing:
-            raise ProtocolError(
-                "UNAVAILABLE", "the referee is shutting down: create the match on another one"
-            )
-        if match_id and (match_id in self.matches or match_id in self.finished):
-            raise ProtocolError("ALREADY_EXISTS", f"match id {match_id!r} is already in use")
-        if len(match_id) > MAX_MATCH_ID:
-            raise ProtocolError(
-                "INVALID_ARGUMENT", f"a match id has at most {MAX_MATCH_ID} characters"
-            )
-        if not 0 <= seed < 1 << 64:
-            raise ProtocolError("INVALID_ARGUMENT", f"seed must be in 0..2**64-1, not {seed}")
-        for name in seat_names:
-            if len(name) > MAX_NAME:
-                raise ProtocolError(
-                    "INVALID_ARGUMENT", f"a seat name has at most {MAX_NAME} characters"
-                )
-        clock = clock or self.default_clock
-        if clock.join_ms > self.max_join_ms:
-            raise ProtocolError(
-                "INVALID_ARGUMENT",
-                f"join_ms {clock.join_ms} is over this referee's limit of {self.max_join_ms} ms",
-            )
-        self._forget_old()
-        waiting = sum(1 for m in self.matches.values() if m.phase is MatchPhase.WAITING)
-        if waiting >= self.max_waiting:
-            raise ProtocolError(
-                "RESOURCE_EXHAUSTED",
-                f"{waiting} matches are waiting for their seats, this referee's limit: "
-                "start the bots of those first, or try again later",
-            )
-        match = Match(
-            match_id or secrets.token_hex(8),
-            game,
-            options,
-            seed,
-            seat_names,
-            clock,
-            self.measure,
-        )
-        self.matches[match.id] = match
-        for seat in match.seats:
-            self.tokens[seat.token] = (match, seat)
-        task = asyncio.get_running_loop().create_task(self._run(match))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return match
-
-    async def _run(self, match: Match) -> None:
-        await match.run()
-        self.matches.pop(match.id, None)
-        tokens = tuple(seat.token for seat in match.seats)
-        for token in tokens:
-            self.tokens.pop(token, None)
-            self._finished_tokens[token] = match.id
-        assert match.record_bytes is not None  # made by Match._finish
-        entry = FinishedMatch(match.id, match.record_bytes, tokens, time.monotonic())
-        self.finished[match.id] = entry
-        self.kept_bytes += entry.size
-        self._forget_old()
-
-    def _forget_old(self) -> None:
-        """Forget the oldest finished matches past the byte budget or the age limit."""
-        too_old = time.monotonic() - self.keep_s
-        finished = self.finished
-        while finished:
-            oldest = next(iter(finished.values()))
-            if self.kept_bytes <= self.keep_bytes and oldest.finished_at >= too_old:
-                break
-            self._forget(oldest)
-
-    def _forget(self, entry: FinishedMatch) -> None:
-        del self.finished[entry.id]
-        self.kept_bytes -= entry.size
-        for token in entry.tokens:
-            self._finished_tokens.pop(token, None)
-
-    def join(self, token: str, link: SeatLink, agent: str) -> tuple[Match, Seat, bool]:
-        """Connect a stream to the seat its token opens: the match, the seat, and whether
-        this is a rejoin. ProtocolError when the token opens none."""
-        found = self.tokens.get(token)
-        if found is None:
-            if token in self._finished_tokens:
-                raise ProtocolError(
-                    "FAILED_PRECONDITION", f"match {self._finished_tokens[token]} is already over"
-                )
-            raise ProtocolError("PERMISSION_DENIED", "unknown seat token")
-        match, seat = found
-        if self.closing and not seat.joined:
-            raise ProtocolError(
-                "UNAVAILABLE", "the referee is shutting down and takes no new seats"
-            )
-        return match, seat, match.attach(seat, link, agent)
-
-    def get(self, match_id: str) -> Match | FinishedMatch:
-        """The match with this id; ProtocolError NOT_FOUND otherwise."""
-        match = self.matches.get(match_id) or self.finished.get(match_id)
-        if match is None:
-            raise ProtocolError(
-                "NOT_FOUND",
-                f"no match {match_id!r} on this referee (never created here, released, "
-                "or forgotten past its keep limits)",
-            )
-        return match
-
-    def release(self, match_id: str) -> bool:
-        """Forget a finished match (the platform has stored its record); False when it was
-        not kept. ProtocolError while it is still being played."""
-        if match_id in self.matches:
-            raise ProtocolError("FAILED_PRECONDITION", f"match {match_id} is still being played")
-        entry = self.finished.get(match_id)
-        if entry is None:
-            return False
-        self._forget(entry)
-        return True
-
-    async def shutdown(self, grace_s: float) -> None:
-        """Take no new matches or seats; let the running matches finish within
-        ``grace_s`` seconds, then abort the rest (and, at once, those still waiting for
-        their seats) with the reason "referee shutting down"."""
-        self.closing = True
-        for match in list(self.matches.values()):
-            if match.phase is MatchPhase.WAITING:
-                match.abort(SHUTTING_DOWN)
-        tasks = set(self._tasks)
-        if tasks:
-            _, tasks = await asyncio.wait(tasks, timeout=grace_s)
-        for match in list(self.matches.values()):
-            match.abort(SHUTTING_DOWN)
-        if tasks:
-            await asyncio.wait(tasks, timeout=WRITE_S + 1)
-
-    async def close(self) -> None:
-        """Abort every match still running, then stop."""
-        await self.shutdown(0.0)
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)

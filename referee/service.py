@@ -1,5 +1,5 @@
 """The gRPC referee service (ARCHITECTURE decisions 5 and 13): thin servicers over
-:mod:`referee.runner`, plus health checking and reflection.
+:mod:`referee.matches` and :mod:`referee.runner`, plus health checking and reflection.
 
 The bot stream takes raw bytes and parses them here, so that a malformed
 message is answered with INVALID_ARGUMENT and a reason instead of a generic
@@ -7,7 +7,7 @@ deserialisation failure; a message over :data:`MAX_MESSAGE_BYTES` is the seat's
 fault (invalid), and gRPC itself refuses one over :data:`GRPC_MAX_RECEIVE`.
 The match service needs the platform's credential (:mod:`referee.auth`); the
 bots' ``Play`` and health stay open. :func:`serve` stops gracefully on SIGTERM
-or SIGINT (:meth:`referee.runner.Referee.shutdown`).
+or SIGINT (:meth:`referee.matches.Referee.shutdown`).
 """
 
 from __future__ import annotations
@@ -31,16 +31,10 @@ from referee import codec
 from referee.auth import PlatformAuth, platform_secret
 from referee.clock import ClockRules
 from referee.engine import EngineError
+from referee.matches import FinishedMatch, Referee
 from referee.record import new_state
-from referee.runner import (
-    FinishedMatch,
-    Match,
-    MatchPhase,
-    ProtocolError,
-    Referee,
-    Seat,
-    SeatLink,
-)
+from referee.runner import Match
+from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -383,7 +377,7 @@ async def start_server(
 ) -> tuple[grpc.aio.Server, Referee, int]:
     """Start a referee server; returns it, its referee and the port it listens on. The
     match service takes ``secret`` (default: :func:`referee.auth.platform_secret`);
-    ``referee_options`` go to :class:`referee.runner.Referee`."""
+    ``referee_options`` go to :class:`referee.matches.Referee`."""
     server, referee, bound, _ = await _start(port, host, default_clock, secret, **referee_options)
     return server, referee, bound
 

@@ -8,7 +8,8 @@ import asyncio
 import random
 
 from referee.clock import ClockRules
-from referee.runner import Referee, SeatLink
+from referee.matches import Referee
+from referee.seats import SeatLink
 from rummyarena.v1 import bot_pb2
 
 DECISION_MS = 50

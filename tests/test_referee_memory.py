@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from referee.clock import ClockRules
-from referee.runner import FinishedMatch, Match, ProtocolError, Referee, SeatLink
+from referee.matches import FinishedMatch, Referee
+from referee.runner import Match
+from referee.seats import ProtocolError, SeatLink
 from rummyarena.v1 import bot_pb2
 
 CLOCK = ClockRules(decision_ms=5000, bank_ms=5000, strike_limit=3, join_ms=1000)

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from referee.clock import ClockRules
+from referee.matches import Referee
 from referee.record import ActionEntry
-from referee.runner import Match, Referee, SeatLink
+from referee.runner import Match
+from referee.seats import SeatLink
 from rummyarena.v1 import bot_pb2
 
 CLOCK = ClockRules(decision_ms=5000, bank_ms=5000, strike_limit=3, join_ms=1000)

@@ -30,7 +30,9 @@ import grpc
 
 from referee.auth import SECRET_ENV, call_metadata
 from referee.clock import ClockRules
-from referee.runner import Match, Referee, SeatLink
+from referee.matches import Referee
+from referee.runner import Match
+from referee.seats import SeatLink
 from rummyarena.v1 import bot_pb2, match_pb2, match_pb2_grpc
 
 PLAY = "/rummyarena.v1.Referee/Play"
