@@ -36,6 +36,7 @@ from referee.record import (
     SeatEntry,
     detail_json,
     new_state,
+    replay,
 )
 from rummyarena.v1 import bot_pb2, common_pb2, record_pb2, views_pb2
 
@@ -348,20 +349,14 @@ def _replay_indexes(msg: record_pb2.MatchRecord, record: MatchRecord) -> list[Ac
         sources[mark.action] = _SOURCE_FROM_PB[mark.source]
     try:
         state = new_state(record)
+        return [
+            ActionEntry(seat, str(action), msg.think_us[k], sources.get(k, "bot"), index)
+            for k, ((seat, action), index) in enumerate(
+                zip(replay(state, msg.action_index), msg.action_index, strict=True)
+            )
+        ]
     except EngineError as exc:
-        raise CodecError(f"cannot start the recorded match: {exc}") from exc
-    out = []
-    for k, index in enumerate(msg.action_index):
-        seat = state.to_act()
-        if seat is None:
-            raise CodecError(f"action {k}: the match is over, but the record goes on")
-        legal = state.legal_actions()
-        if index >= len(legal):
-            raise CodecError(f"action {k}: index {index} out of range ({len(legal)} legal actions)")
-        action = legal[index]
-        out.append(ActionEntry(seat, str(action), msg.think_us[k], sources.get(k, "bot"), index))
-        state.apply(action)
-    return out
+        raise CodecError(f"cannot re-run the recorded match: {exc}") from exc
 
 
 def encode_record(record: MatchRecord) -> bytes:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.clock import ClockRules
-from referee.engine import EngineError, GameState, Result, get_game
+from referee.engine import Action, EngineError, GameState, Result, get_game
 
 OptionScalar = int | bool | str | None
 
@@ -87,6 +87,32 @@ def new_state(record: MatchRecord) -> GameState:
     return get_game(record.game).new_match(
         record.seed, seats=len(record.seats), options=dict(record.options)
     )
+
+
+class ReplayError(EngineError):
+    """Recorded indexes that do not re-run: ``position`` is the first action that fails."""
+
+    def __init__(self, position: int, message: str) -> None:
+        super().__init__(f"action {position}: {message}")
+        self.position = position
+
+
+def replay(state: GameState, indexes: Iterable[int]) -> Iterator[tuple[int, Action]]:
+    """Re-run a match from its first state and each action's index in the legal actions
+    at its decision (record format 2; the same index a bot answers with), applying each
+    to ``state`` in turn: yields the acting seat and the action, after applying it. The
+    one replay of the project: records are decoded, watchers given the history, and
+    finished matches shown with it."""
+    for position, index in enumerate(indexes):
+        seat = state.to_act()
+        if seat is None:
+            raise ReplayError(position, "the match is over, but the record goes on")
+        legal = state.legal_actions()
+        if index >= len(legal):
+            raise ReplayError(position, f"index {index} out of range ({len(legal)} legal actions)")
+        action = legal[index]
+        state.apply(action)
+        yield seat, action
 
 
 @dataclass(frozen=True, slots=True)

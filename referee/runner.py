@@ -43,7 +43,7 @@ from referee import codec
 from referee.clock import ClockRules, SeatClock
 from referee.codec import answer_head
 from referee.engine import Action, EngineError, GameState, Result, get_game
-from referee.record import MatchRecord, options_dict
+from referee.record import MatchRecord, options_dict, replay
 from referee.seats import (
     DEFAULT_INDEX,
     MatchPhase,
@@ -653,8 +653,8 @@ class Match:
         state = get_game(self.game).new_match(
             self.seed, seats=len(self.seats), options=self.options
         )
-        for index in self._index:
-            state.apply(state.legal_actions()[index])
+        for _ in replay(state, self._index):
+            pass
         events = state.events[: self._dropped + self._published]
         return [codec.event_to_proto(e) for e in events if e.visible_to is None]
 

@@ -32,7 +32,7 @@ from referee.auth import PlatformAuth, platform_secret
 from referee.clock import ClockRules
 from referee.engine import EngineError
 from referee.matches import FinishedMatch, Referee
-from referee.record import new_state
+from referee.record import new_state, replay
 from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
@@ -299,8 +299,8 @@ def _public_events(record_bytes: bytes) -> list[common_pb2.Event]:
     """The public events of a finished match, re-run from its record."""
     record = codec.decode_record(record_bytes)
     state = new_state(record)
-    for entry in record.actions:
-        state.apply(state.legal_actions()[entry.index])
+    for _ in replay(state, (entry.index for entry in record.actions)):
+        pass
     return [codec.event_to_proto(e) for e in state.events if e.visible_to is None]
 
 
