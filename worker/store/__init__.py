@@ -1,0 +1,69 @@
+"""The repository layer over Postgres that the worker, the CLI and the web viewer share:
+plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md``).
+
+One module per aggregate, each a part of :class:`Store`: ``bots`` (bots and their versions),
+``matches`` (the match state machine, finishing a match, its record), ``competitions``
+(tournaments and ladders) and ``ratings`` (Elo tables, history, recompute, standings).
+``finished`` is what a worker hands in when a match ends and the check made on it before a
+finish; ``base`` is the pool, the retries and the one-round-trip transaction they all use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from worker import db
+from worker.store.base import ELO_K_ENV, StoreError
+from worker.store.bots import BotStore, BotVersion
+from worker.store.competitions import CompetitionStore
+from worker.store.finished import RECORD_FORMAT, FinishedMatch, InvalidResult, SeatOutcome
+from worker.store.matches import (
+    MATCH_STATES,
+    CorruptRecord,
+    Match,
+    MatchStore,
+    RecordEntry,
+    UnknownMatch,
+    seed_commitment,
+)
+from worker.store.ratings import RatingRow, RatingStore, RecomputeStats
+
+__all__ = [
+    "ELO_K_ENV",
+    "MATCH_STATES",
+    "RECORD_FORMAT",
+    "BotVersion",
+    "CorruptRecord",
+    "FinishedMatch",
+    "InvalidResult",
+    "Match",
+    "RatingRow",
+    "RecomputeStats",
+    "RecordEntry",
+    "SeatOutcome",
+    "Store",
+    "StoreError",
+    "UnknownMatch",
+    "open_store",
+    "seed_commitment",
+]
+
+
+# One class with one part per aggregate rather than a facade over separate repositories:
+# the parts share only what StoreBase holds (the pool, the retry rule, the Elo K), call
+# none of each other's methods, and callers keep one object whose settings they can change
+# in one place (``store.elo_k``, ``store.retry_attempts``), with no method written twice.
+class Store(BotStore, CompetitionStore, MatchStore, RatingStore):
+    """Bots, matches, records and ratings in one Postgres database. Thread-safe: every call
+    takes a connection from the pool. Calls that lose their connection are retried with
+    backoff; when the server stays down they raise :class:`worker.db.StoreUnavailable`."""
+
+
+@contextlib.contextmanager
+def open_store(url: str | None = None, **kwargs: Any) -> Iterator[Store]:
+    """A migrated store on ``url``, ``ARENA_DATABASE_URL`` or the embedded server (started
+    for the ``with`` block and stopped after it)."""
+    with db.database_url(url) as resolved, Store.open(resolved, **kwargs) as store:
+        yield store

@@ -1,0 +1,257 @@
+"""A finished match as a worker hands it in, and the check the store makes before it
+trusts one: read from the record's header and result alone, never by re-running the engine
+on its actions (``arena verify`` does that)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.clock import ClockRules
+from referee.engine import OptionsError, UnknownGameError, get_game
+from referee.record import FORMAT_VERSION, SOURCES, STATUSES, OptionScalar
+from rummyarena.v1 import common_pb2, record_pb2
+from worker.store.base import StoreError
+
+#: The only record format the store takes: the protobuf ``MatchRecord`` of referee.codec.
+RECORD_FORMAT = "MatchRecord"
+#: The range of an ``integer`` column (scores, action counts, durations).
+_INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
+
+
+class InvalidResult(StoreError):
+    """A finished match the store refuses, naming the match and what is wrong: a record
+    that does not parse, of an aborted match, with no result, inconsistent in itself or
+    that does not fit the match, or a seat result that is out of range, of an unknown
+    status, too large for its column, or not what the record says."""
+
+    def __init__(self, match_id: int, reason: str) -> None:
+        super().__init__(f"match {match_id}: {reason}")
+        self.match_id = match_id
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOutcome:
+    """One seat's result: rank (0 = first), score, status (ok, timeout, invalid, crashed,
+    disconnected) and whether it forfeited (a forfeit ranks last for ratings)."""
+
+    seat: int
+    rank: int
+    score: int
+    status: str = "ok"
+    forfeit: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedMatch:
+    """What a worker hands in when a match ends: the encoded record and the seat results."""
+
+    record: bytes
+    results: Sequence[SeatOutcome]
+    format: str = RECORD_FORMAT
+    num_actions: int | None = None
+    duration_ms: int | None = None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Seat status names by their value in the protobuf enum (UNSPECIFIED is none of them).
+_SEAT_STATUS_NAMES = {
+    common_pb2.SeatStatus.Value(f"SEAT_STATUS_{name.upper()}"): name for name in STATUSES
+}
+#: Games, numbers of seats and options (with their types) already found valid: a run of
+#: matches shares a few, so each is checked against its game once. Kept small.
+_VALID_OPTIONS: set[tuple[str, int, tuple[tuple[str, type, OptionScalar], ...]]] = set()
+_VALID_OPTIONS_MAX = 256
+
+
+def _check_options(match_id: int, game: str, num_seats: int, msg: record_pb2.MatchRecord) -> None:
+    """Raise :class:`InvalidResult` unless the record's game is known, allows its number
+    of seats, and takes its options: what starting the match checks, without dealing."""
+    options: dict[str, OptionScalar] = {}
+    for key, value in msg.options.items():  # as referee.codec reads them
+        which = value.WhichOneof("value")
+        options[key] = None if which is None else getattr(value, which)
+    known = (game, num_seats, tuple(sorted((k, type(v), v) for k, v in options.items())))
+    if known in _VALID_OPTIONS:
+        return
+    try:
+        spec = get_game(game)
+    except UnknownGameError:
+        raise InvalidResult(match_id, f"the record's game {game!r} is not a known game") from None
+    if not spec.min_seats <= num_seats <= spec.max_seats:
+        raise InvalidResult(
+            match_id,
+            f"the record has {num_seats} seats; {game} is for {spec.min_seats}–{spec.max_seats}",
+        )
+    try:
+        spec.options(options)
+    except OptionsError as exc:
+        raise InvalidResult(match_id, f"the record's options: {exc}") from exc
+    if len(_VALID_OPTIONS) >= _VALID_OPTIONS_MAX:
+        _VALID_OPTIONS.clear()
+    _VALID_OPTIONS.add(known)
+
+
+def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
+    """The game and number of seats of ``finished``'s record, once the finish is found
+    sound. Raises :class:`InvalidResult` naming the match and the field otherwise.
+
+    The record is checked from its header and its result, without re-running the engine
+    on its actions (``arena verify`` does that): it parses as a ``MatchRecord`` of a
+    format the referee writes; it has a result and the match was not aborted; its seat
+    statuses, clock, game, number of seats and options are valid, and its action fields
+    agree with each other. Then there must be one seat result per seat of the record,
+    each in range, of a known status and fitting its column, with the rank, score,
+    status and forfeit of the record's result (and of its seat list), and
+    ``num_actions`` (if given) must be the record's action count. Whether the record fits
+    the match row is checked by the finish itself."""
+    if finished.format != RECORD_FORMAT:
+        raise InvalidResult(match_id, f"format {finished.format!r} is not {RECORD_FORMAT}")
+    try:
+        msg = record_pb2.MatchRecord.FromString(bytes(finished.record))
+    except Exception as exc:  # DecodeError on garbage; the protobuf runtime may raise others
+        raise InvalidResult(match_id, f"the record does not decode ({exc})") from exc
+    if msg.format_version not in (1, FORMAT_VERSION):
+        raise InvalidResult(
+            match_id,
+            f"the record's format_version {msg.format_version} is not 1 or {FORMAT_VERSION}",
+        )
+    result = msg.result
+    if msg.HasField("result") and result.status == common_pb2.MATCH_STATUS_ABORTED:
+        raise InvalidResult(
+            match_id,
+            f"the match was aborted ({result.reason or 'no reason given'}): there is no "
+            "result to store; play it again",
+        )
+    if result.status != common_pb2.MATCH_STATUS_COMPLETED:
+        raise InvalidResult(match_id, f"the record's result status {result.status} is unknown")
+    if not msg.HasField("result") or not result.detail_json:
+        raise InvalidResult(
+            match_id, "the record has no result (a match that did not end is failed, not finished)"
+        )
+    try:
+        json.loads(result.detail_json)
+    except ValueError as exc:
+        raise InvalidResult(
+            match_id, f"the record's result detail_json is not JSON ({exc})"
+        ) from exc
+
+    n = len(msg.seats)
+    listed_statuses = []
+    for i, entry in enumerate(msg.seats):
+        if entry.status not in _SEAT_STATUS_NAMES:
+            raise InvalidResult(
+                match_id, f"the record's seat {i} status {entry.status} is not a seat status"
+            )
+        listed_statuses.append(_SEAT_STATUS_NAMES[entry.status])
+    clock = msg.clock
+    try:
+        ClockRules(clock.decision_ms, clock.bank_ms, clock.strike_limit, clock.join_ms)
+    except ValueError as exc:
+        raise InvalidResult(match_id, f"the record's clock: {exc}") from exc
+    _check_options(match_id, msg.game, n, msg)
+
+    if msg.format_version == 1:
+        num_actions = len(msg.actions)
+        for i, action in enumerate(msg.actions):
+            if action.seat >= n or not 0 <= action.source < len(SOURCES):
+                raise InvalidResult(
+                    match_id,
+                    f"the record's action {i} names seat {action.seat} or source "
+                    f"{action.source} out of range",
+                )
+    else:
+        num_actions = len(msg.action_index)
+        if len(msg.think_us) != num_actions:
+            raise InvalidResult(
+                match_id,
+                f"the record has {num_actions} actions (action_index) but "
+                f"{len(msg.think_us)} timings (think_us)",
+            )
+        for mark in msg.sources:
+            if mark.action >= num_actions or not 0 <= mark.source < len(SOURCES):
+                raise InvalidResult(
+                    match_id,
+                    f"the record's source mark for action {mark.action} (source {mark.source}) "
+                    "is out of range",
+                )
+
+    if len(result.seats) != n:
+        raise InvalidResult(
+            match_id, f"the record has {n} seats but a result for {len(result.seats)}"
+        )
+    recorded = {s.seat: s for s in result.seats}
+    if sorted(recorded) != list(range(n)):
+        raise InvalidResult(
+            match_id,
+            f"the record's result is for seats {[s.seat for s in result.seats]}, not 0..{n - 1}",
+        )
+    seats = [r.seat for r in finished.results]
+    if not all(_is_int(seat) for seat in seats) or sorted(seats) != list(range(n)):
+        raise InvalidResult(
+            match_id, f"results for seats {seats}, but the record has seats 0..{n - 1}"
+        )
+    for outcome in sorted(finished.results, key=lambda r: r.seat):
+        seat = outcome.seat
+        if not _is_int(outcome.rank) or not 0 <= outcome.rank < n:
+            raise InvalidResult(
+                match_id, f"seat {seat} rank {outcome.rank!r} is out of range 0..{n - 1}"
+            )
+        if outcome.status not in STATUSES:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat} status {outcome.status!r} is not one of {', '.join(STATUSES)}",
+            )
+        if not _is_int(outcome.score) or not _INT4_MIN <= outcome.score <= _INT4_MAX:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat} score {outcome.score!r} does not fit the score column "
+                f"({_INT4_MIN}..{_INT4_MAX})",
+            )
+        if not isinstance(outcome.forfeit, bool):
+            raise InvalidResult(match_id, f"seat {seat} forfeit {outcome.forfeit!r} is not a bool")
+        entry_result = recorded[seat]
+        status = _SEAT_STATUS_NAMES.get(entry_result.status)
+        if status is None:
+            raise InvalidResult(
+                match_id,
+                f"the record's result seat {seat} status {entry_result.status} "
+                "is not a seat status",
+            )
+        for name, given, expected in (
+            ("rank", outcome.rank, entry_result.rank),
+            ("score", outcome.score, entry_result.score),
+            ("status", outcome.status, status),
+            ("forfeit", outcome.forfeit, entry_result.forfeited),
+        ):
+            if given != expected:
+                raise InvalidResult(
+                    match_id, f"seat {seat} {name} {given!r} differs from the record's {expected!r}"
+                )
+        listed = msg.seats[seat]
+        if listed_statuses[seat] != status or listed.forfeited != entry_result.forfeited:
+            raise InvalidResult(
+                match_id,
+                f"seat {seat}: the record's seat list (status {listed_statuses[seat]!r}, "
+                f"forfeited {listed.forfeited}) differs from its result (status {status!r}, "
+                f"forfeited {entry_result.forfeited})",
+            )
+    if finished.num_actions is not None and (
+        not _is_int(finished.num_actions) or finished.num_actions != num_actions
+    ):
+        raise InvalidResult(
+            match_id,
+            f"num_actions {finished.num_actions!r} differs from the record's {num_actions}",
+        )
+    if finished.duration_ms is not None and (
+        not _is_int(finished.duration_ms) or not 0 <= finished.duration_ms <= _INT4_MAX
+    ):
+        raise InvalidResult(
+            match_id, f"duration_ms {finished.duration_ms!r} is out of range 0..{_INT4_MAX}"
+        )
+    return msg.game, n

@@ -1,0 +1,541 @@
+"""Matches: the state machine of ARCHITECTURE decision 6, ``queued → running → done |
+failed | cancelled``, and the record and seat results of each finished match.
+:meth:`MatchStore.claim_match` takes a match in one atomic statement;
+:meth:`MatchStore.finish_match` checks a finished match against its record and its row, then
+commits the record, the seat results and the Elo updates in one transaction, exactly once.
+A record is kept as ``bytes`` (decision 7)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from worker import ratings
+from worker.store.base import StoreBase, StoreError, one_trip_transaction
+from worker.store.finished import FinishedMatch, InvalidResult, SeatOutcome, check_finished
+
+MATCH_STATES = ("queued", "running", "done", "failed", "cancelled")
+
+
+class UnknownMatch(StoreError):
+    """A match id that names no match."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(f"no match {match_id}")
+        self.match_id = match_id
+
+
+class CorruptRecord(StoreError):
+    """A stored record whose bytes no longer match their checksum, or that cannot be decoded."""
+
+    def __init__(self, match_id: int, reason: str) -> None:
+        super().__init__(f"match {match_id}: the stored record is corrupt ({reason})")
+        self.match_id = match_id
+
+
+def seed_commitment(seed: int, salt: bytes) -> bytes:
+    """sha256(8-byte big-endian seed || salt): published before play, checked after."""
+    return hashlib.sha256(seed.to_bytes(8, "big") + salt).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match row and the bot version in each seat."""
+
+    id: int
+    game: str
+    options: Mapping[str, Any]
+    seed: int
+    seed_salt: bytes
+    seed_commitment: bytes
+    seats: tuple[int, ...]
+    state: str
+    attempts: int
+    max_attempts: int
+    lease_holder: str | None
+    lease_expires: datetime | None
+    tournament_id: int | None
+    ladder_id: int | None
+    duplicate_set: int | None
+    rotation: int | None
+    error: str | None
+    finish_seq: int | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEntry:
+    """One record in a listing: the decoded value, or why it could not be read."""
+
+    match_id: int
+    value: Any = None
+    error: str | None = None
+
+
+_MATCH_COLUMNS = (
+    "m.id, m.game, m.options, m.seed, m.seed_salt, m.seed_commitment, m.state, m.attempts,"
+    " m.max_attempts, m.lease_holder, m.lease_expires, m.tournament_id, m.ladder_id,"
+    " m.duplicate_set, m.rotation, m.error, m.finish_seq, m.created_at, m.finished_at"
+)
+_SEATS_OF = (
+    "(SELECT array_agg(s.bot_version_id ORDER BY s.seat) FROM match_seats s"
+    " WHERE s.match_id = m.id)"
+)
+
+#: The first half of a finish, one statement: lock the match row if it is ``running``
+#: under its holder and of the record's game and number of seats (no row: it was not
+#: theirs, or the record does not fit it, and nothing else happens; a concurrent
+#: finisher of the same match waits here, then finds it ``done``), then lock the
+#: rating rows of its bot versions in bot-version order (so concurrent finishers never
+#: deadlock), creating missing ones at 1500: ON CONFLICT DO UPDATE locks an existing row,
+#: waiting for a concurrent finisher, and returns its latest committed rating. The
+#: completion number is drawn last, once the aggregate over ``locked`` has consumed every
+#: locked row: among matches sharing a bot, finish_seq order is the order in which their
+#: rating updates were applied. Returns (game, seated bot versions by seat, locked bot
+#: versions, their ratings before, finish_seq).
+_FINISH_LOCK = """
+    WITH done AS (
+        SELECT id, game FROM matches
+        WHERE id = %(id)s AND state = 'running' AND lease_holder = %(holder)s
+            AND game = %(game)s AND num_seats = %(num_seats)s
+        FOR UPDATE),
+    seated AS (
+        SELECT s.seat, s.bot_version_id FROM done d JOIN match_seats s ON s.match_id = d.id),
+    locked AS (
+        INSERT INTO ratings AS r (game, bot_version_id)
+        SELECT d.game, p.v FROM done d, (SELECT DISTINCT bot_version_id AS v FROM seated) p
+        ORDER BY p.v
+        ON CONFLICT (game, bot_version_id) DO UPDATE SET rating = r.rating
+        RETURNING r.bot_version_id, r.rating),
+    rated AS (
+        SELECT array_agg(bot_version_id) AS versions, array_agg(rating) AS before FROM locked)
+    SELECT d.game, (SELECT array_agg(bot_version_id ORDER BY seat) FROM seated),
+        rated.versions, rated.before, nextval('match_finish_seq')
+    FROM done d, rated"""
+
+#: Why a finish found no row to lock, read only then: no such match, a record of another
+#: game or number of seats, or else the match is not ``running`` under the holder. It
+#: takes no lock, and that is safe: a match's game and number of seats never change and
+#: its id is never reused, so the answer holds whatever happened to the match since.
+_FINISH_REFUSED = "SELECT game, num_seats FROM matches WHERE id = %s"
+
+#: The second half of a finish, one statement: the match ``done`` with its completion
+#: number (one new version of the row), the seat results, the record, the new ratings and
+#: their history.
+_FINISH_WRITE = """
+    WITH numbered AS (
+        UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,
+            lease_expires = NULL, error = NULL, finish_seq = %(seq)s
+        WHERE id = %(id)s),
+    results AS (
+        UPDATE match_seats s
+        SET rank = u.rank, score = u.score, status = u.status, forfeit = u.forfeit
+        FROM unnest(%(seats)s::int[], %(ranks)s::int[], %(scores)s::int[],
+            %(statuses)s::text[], %(forfeits)s::boolean[]) AS u(seat, rank, score, status, forfeit)
+        WHERE s.match_id = %(id)s AND s.seat = u.seat),
+    stored AS (
+        INSERT INTO match_records (match_id, game, format, record, record_sha256,
+            bot_version_ids, winners, num_actions, duration_ms)
+        VALUES (%(id)s, %(game)s, %(format)s, %(record)s, %(sha)s, %(players)s::bigint[],
+            %(winners)s::bigint[], %(num_actions)s, %(duration_ms)s)),
+    rerated AS (
+        UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
+        FROM unnest(%(rated)s::bigint[], %(after)s::float8[]) AS u(v, rating)
+        WHERE r.game = %(game)s AND r.bot_version_id = u.v)
+    INSERT INTO rating_history (game, bot_version_id, match_id, finish_seq, k, rating_before,
+        rating_after)
+    SELECT %(game)s, u.v, %(id)s, %(seq)s, %(k)s, u.b, u.a
+    FROM unnest(%(rated)s::bigint[], %(before)s::float8[], %(after)s::float8[]) AS u(v, b, a)"""
+
+
+def _match(row: Mapping[str, Any]) -> Match:
+    seed = row["seed"]
+    return Match(
+        id=row["id"],
+        game=row["game"],
+        options=row["options"],
+        seed=int(seed) if isinstance(seed, Decimal) else seed,
+        seed_salt=bytes(row["seed_salt"]),
+        seed_commitment=bytes(row["seed_commitment"]),
+        seats=tuple(row["seats"] or ()),
+        state=row["state"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        lease_holder=row["lease_holder"],
+        lease_expires=row["lease_expires"],
+        tournament_id=row["tournament_id"],
+        ladder_id=row["ladder_id"],
+        duplicate_set=row["duplicate_set"],
+        rotation=row["rotation"],
+        error=row["error"],
+        finish_seq=row["finish_seq"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+class MatchStore(StoreBase):
+    """The store's matches, from queued to done, and their records."""
+
+    def create_match(
+        self,
+        game: str,
+        seats: Sequence[int],
+        *,
+        options: Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        duplicate_set: int | None = None,
+        rotation: int | None = None,
+        max_attempts: int = 3,
+    ) -> Match:
+        """Queue a match: the bot version in each seat; a random seed unless given. The seed
+        commitment is stored with it, before any play. Enqueue its task after this returns
+        (the row is committed)."""
+        if not seats:
+            raise StoreError("a match needs at least one seat")
+        if seed is None:
+            seed = secrets.randbits(64)
+        salt = secrets.token_bytes(16)
+
+        def op(conn: psycopg.Connection) -> Match:
+            with conn.transaction():
+                row = conn.execute(
+                    "INSERT INTO matches (game, options, seed, seed_salt, seed_commitment,"
+                    " num_seats, tournament_id, ladder_id, duplicate_set, rotation, max_attempts)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                    (
+                        game,
+                        Jsonb(dict(options or {})),
+                        Decimal(seed),
+                        salt,
+                        seed_commitment(seed, salt),
+                        len(seats),
+                        tournament_id,
+                        ladder_id,
+                        duplicate_set,
+                        rotation,
+                        max_attempts,
+                    ),
+                ).fetchone()
+                assert row is not None
+                conn.cursor().executemany(
+                    "INSERT INTO match_seats (match_id, seat, bot_version_id) VALUES (%s, %s, %s)",
+                    [(row[0], seat, version) for seat, version in enumerate(seats)],
+                )
+                found = self._get_match(conn, int(row[0]))
+                assert found is not None
+                return found
+
+        try:
+            return self._run(op)
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise StoreError(f"unknown bot version or tournament: {exc}") from exc
+
+    def match(self, match_id: int) -> Match | None:
+        """A match by id, or None."""
+        return self._run(lambda conn: self._get_match(conn, match_id))
+
+    def _get_match(self, conn: psycopg.Connection, match_id: int) -> Match | None:
+        with conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(
+                f"SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM matches m WHERE m.id = %s",
+                (match_id,),
+            ).fetchone()
+        return None if row is None else _match(row)
+
+    def list_matches(
+        self,
+        *,
+        game: str | None = None,
+        state: str | None = None,
+        bot_version_id: int | None = None,
+        tournament_id: int | None = None,
+        limit: int = 100,
+    ) -> list[Match]:
+        """Matches, newest first, filtered by game, state, bot version or tournament. Reads
+        no record, so a corrupt record never breaks a listing."""
+        where, params = ["true"], []
+        for column, value in (
+            ("m.game", game),
+            ("m.state", state),
+            ("m.tournament_id", tournament_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if bot_version_id is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM match_seats s WHERE s.match_id = m.id"
+                " AND s.bot_version_id = %s)"
+            )
+            params.append(bot_version_id)
+        params.append(limit)
+
+        def op(conn: psycopg.Connection) -> list[Match]:
+            with conn.cursor(row_factory=dict_row) as cur:
+                rows = cur.execute(
+                    f"SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM matches m"
+                    f" WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT %s",
+                    params,
+                ).fetchall()
+            return [_match(r) for r in rows]
+
+        return self._run(op)
+
+    def claim_match(
+        self, holder: str, *, lease_seconds: float = 60.0, match_id: int | None = None
+    ) -> Match | None:
+        """Take a queued match (or one whose lease expired) for ``holder``, in one atomic
+        statement; None when there is none (or ``match_id`` is not claimable). A second
+        caller never gets the same match while the lease holds."""
+        only = "AND id = %(id)s" if match_id is not None else ""
+        # The lowest claimable id is the smaller of the first queued match (an index scan
+        # of matches_queued in id order that stops at the first row it can lock) and the
+        # first match whose lease expired (matches_running_lease; normally none). One scan
+        # over both conditions would read and sort every queued match on each claim.
+        sql = f"""
+            WITH claimed AS (
+                UPDATE matches m
+                SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
+                    lease_expires = now() + %(lease)s * interval '1 second',
+                    started_at = now()
+                WHERE m.id = least(
+                    (SELECT id FROM matches
+                     WHERE state = 'queued' AND attempts < max_attempts {only}
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
+                    (SELECT id FROM matches
+                     WHERE state = 'running' AND lease_expires < now()
+                       AND attempts < max_attempts {only}
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))
+                  AND (m.state = 'queued' OR (m.state = 'running' AND m.lease_expires < now()))
+                RETURNING m.*)
+            SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m
+            WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"""
+        params = {"holder": holder, "lease": lease_seconds, "id": match_id}
+
+        def op(conn: psycopg.Connection) -> Match | None:
+            # A claim need not survive a server crash: if it is lost, the match is claimable
+            # again and the holder's finish is refused, so its commit skips the wait for the
+            # WAL flush. The statement is its own transaction (the connection is in
+            # autocommit) and sets synchronous_commit = off for that transaction only
+            # (set_config(..., true) is SET LOCAL), once it has claimed a row: one round trip.
+            with conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(sql, params).fetchone()
+            return None if row is None else _match(row)
+
+        return self._run(op)
+
+    def renew_lease(self, match_id: int, holder: str, lease_seconds: float = 60.0) -> bool:
+        """Extend the lease of a running match held by ``holder``; False if it is no longer
+        theirs."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET lease_expires = now() + %s * interval '1 second'"
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id",
+                (lease_seconds, match_id, holder),
+            ).fetchone()
+        )
+        return row is not None
+
+    def fail_match(
+        self, match_id: int, holder: str, error: str, *, retry: bool = True
+    ) -> str | None:
+        """Give up a running match: back to ``queued`` while attempts remain (and ``retry``),
+        else ``failed``. Returns the new state, or None if the match was not ``holder``'s."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = CASE WHEN %s AND attempts < max_attempts"
+                " THEN 'queued' ELSE 'failed' END,"
+                " lease_holder = NULL, lease_expires = NULL, error = %s,"
+                " finished_at = CASE WHEN %s AND attempts < max_attempts THEN NULL ELSE now() END"
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING state",
+                (retry, error, retry, match_id, holder),
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def cancel_match(self, match_id: int) -> bool:
+        """Cancel a queued or running match; False if it had already ended."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = 'cancelled', lease_holder = NULL,"
+                " lease_expires = NULL, finished_at = now()"
+                " WHERE id = %s AND state IN ('queued', 'running') RETURNING id",
+                (match_id,),
+            ).fetchone()
+        )
+        return row is not None
+
+    def requeue_expired(self) -> dict[int, str]:
+        """Sweep running matches whose lease expired: back to ``queued``, or ``failed`` when
+        out of attempts. Returns match id → new state."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = CASE WHEN attempts < max_attempts"
+                " THEN 'queued' ELSE 'failed' END,"
+                " error = 'lease expired (attempt ' || attempts || ' of ' || max_attempts || ')',"
+                " finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,"
+                " lease_holder = NULL, lease_expires = NULL"
+                " WHERE state = 'running' AND lease_expires < now() RETURNING id, state"
+            ).fetchall()
+        )
+        return {int(i): str(s) for i, s in rows}
+
+    def finish_match(self, match_id: int, holder: str, finished: FinishedMatch) -> bool:
+        """Commit a finished match held by ``holder``: its record, seat results and the Elo
+        updates, in one transaction. True if this call finished it; False (and nothing
+        changed) if it was already finished, cancelled, or is no longer ``holder``'s.
+        Raises :class:`InvalidResult` (and changes nothing) when the record does not parse,
+        is of an aborted match or has no result, is inconsistent in itself, is of another
+        game or number of seats than the match, or a seat result is out of range, of an
+        unknown status, too large for its column or not what the record's result says;
+        :class:`UnknownMatch` when there is no match ``match_id``.
+
+        Before the transaction the record's header and result are checked against the
+        seat results (:func:`check_finished`); the engine is not re-run on its actions,
+        which is ``arena verify``'s job. Then two round trips and one durable commit: BEGIN
+        and :data:`_FINISH_LOCK` (the match row and the rating rows locked, the ratings
+        before, the completion number), then :data:`_FINISH_WRITE` (state ``done``,
+        results, record, ratings, history) and COMMIT. The Elo arithmetic runs in Python in
+        between, the same :func:`worker.ratings.elo_after` that the recompute replays. Only
+        a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why."""
+        game, num_seats = check_finished(match_id, finished)
+        results = sorted(finished.results, key=lambda r: r.seat)
+        lock = {"id": match_id, "holder": holder, "game": game, "num_seats": num_seats}
+
+        def op(conn: psycopg.Connection) -> bool:
+            with conn.cursor() as cur, one_trip_transaction(conn):
+                row = cur.execute(_FINISH_LOCK, lock).fetchone()
+                if row is None:
+                    known = cur.execute(_FINISH_REFUSED, (match_id,)).fetchone()
+                    if known is None:
+                        raise UnknownMatch(match_id)
+                    if known[0] != game:
+                        raise InvalidResult(
+                            match_id, f"the record is of game {game!r}, the match of {known[0]!r}"
+                        )
+                    if known[1] != num_seats:
+                        raise InvalidResult(
+                            match_id, f"the record has {num_seats} seats, the match {known[1]}"
+                        )
+                    return False
+                _, seated, locked, before_locked, finish_seq = row
+                players = [int(p) for p in seated or ()]
+                if len(players) != num_seats:  # match_seats holds one row per seat
+                    raise StoreError(
+                        f"match {match_id}: {len(players)} seated bot versions "
+                        f"for {num_seats} seats"
+                    )
+                current = {int(v): float(r) for v, r in zip(locked, before_locked, strict=True)}
+                ranks = ratings.effective_ranks(
+                    [
+                        ratings.SeatResult(p, r.rank, r.forfeit)
+                        for p, r in zip(players, results, strict=True)
+                    ]
+                )
+                before = [current[p] for p in players]
+                after = ratings.elo_after(players, ranks, before, self.elo_k)
+                final = dict(zip(players, after, strict=True))
+                winners = [p for p, rank in zip(players, ranks, strict=True) if rank == min(ranks)]
+                cur.execute(
+                    _FINISH_WRITE,
+                    {
+                        "id": match_id,
+                        "seq": finish_seq,
+                        "game": game,
+                        "seats": [r.seat for r in results],
+                        "ranks": [r.rank for r in results],
+                        "scores": [r.score for r in results],
+                        "statuses": [r.status for r in results],
+                        "forfeits": [r.forfeit for r in results],
+                        "format": finished.format,
+                        "record": finished.record,
+                        "sha": hashlib.sha256(finished.record).digest(),
+                        "players": players,
+                        "winners": winners,
+                        "num_actions": finished.num_actions,
+                        "duration_ms": finished.duration_ms,
+                        "rated": list(final),
+                        "before": [current[p] for p in final],
+                        "after": list(final.values()),
+                        "k": self.elo_k,
+                    },
+                )
+                return True
+
+        return self._run(op)
+
+    # -- records -----------------------------------------------------------------------
+
+    def record(self, match_id: int) -> bytes:
+        """The stored record of a finished match; CorruptRecord if its bytes changed."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT record, record_sha256 FROM match_records WHERE match_id = %s",
+                (match_id,),
+            ).fetchone()
+        )
+        if row is None:
+            raise StoreError(f"match {match_id} has no stored record")
+        data = bytes(row[0])
+        if hashlib.sha256(data).digest() != bytes(row[1]):
+            raise CorruptRecord(match_id, "its bytes do not match their sha256")
+        return data
+
+    def records(
+        self,
+        match_ids: Sequence[int],
+        decode: Callable[[bytes], Any] = bytes,
+    ) -> list[RecordEntry]:
+        """The records of ``match_ids`` decoded with ``decode``; a record that is missing,
+        corrupt or fails to decode becomes an entry with an error naming its match, and the
+        others are still returned."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT match_id, record, record_sha256 FROM match_records"
+                " WHERE match_id = ANY(%s)",
+                (list(match_ids),),
+            ).fetchall()
+        )
+        found = {int(m): (bytes(r), bytes(h)) for m, r, h in rows}
+        entries = []
+        for match_id in match_ids:
+            if match_id not in found:
+                entries.append(RecordEntry(match_id, error=f"match {match_id}: no stored record"))
+                continue
+            data, digest = found[match_id]
+            try:
+                if hashlib.sha256(data).digest() != digest:
+                    raise CorruptRecord(match_id, "its bytes do not match their sha256")
+                try:
+                    value = decode(data)
+                except Exception as exc:
+                    raise CorruptRecord(match_id, f"cannot decode: {exc}") from exc
+            except CorruptRecord as exc:
+                entries.append(RecordEntry(match_id, error=str(exc)))
+            else:
+                entries.append(RecordEntry(match_id, value=value))
+        return entries
+
+    def seat_results(self, match_id: int) -> list[SeatOutcome]:
+        """The seat results of a finished match."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT seat, rank, score, status, forfeit FROM match_seats"
+                " WHERE match_id = %s AND rank IS NOT NULL ORDER BY seat",
+                (match_id,),
+            ).fetchall()
+        )
+        return [SeatOutcome(*r) for r in rows]

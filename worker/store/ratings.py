@@ -1,0 +1,216 @@
+"""Ratings as stored: the online Elo table of each game and its history, rebuilt from the
+stored results on demand, and the batch standings of a game, tournament or ladder. The
+arithmetic is :mod:`worker.ratings`; this is the SQL around it (``docs/storage.md``)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from worker import ratings
+from worker.ratings import INITIAL_RATING, DuplicateStanding, PairwiseTally, Standing
+from worker.store.base import StoreBase, StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A bot version's online Elo in one game."""
+
+    bot_version_id: int
+    label: str
+    rating: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecomputeStats:
+    """What :meth:`RatingStore.recompute_ratings` did."""
+
+    matches: int
+    players: int
+    seconds: float
+    ratings: dict[int, float] = field(default_factory=dict)
+
+
+class RatingStore(StoreBase):
+    """The store's ratings: Elo tables and history, their recompute, and batch standings."""
+
+    def ratings(self, game: str) -> list[RatingRow]:
+        """The online Elo table of ``game``, best first."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT r.bot_version_id, coalesce(b.name || '@v' || v.version, '?'),"
+                " r.rating, r.games FROM ratings r"
+                " LEFT JOIN bot_versions v ON v.id = r.bot_version_id"
+                " LEFT JOIN bots b ON b.id = v.bot_id"
+                " WHERE r.game = %s ORDER BY r.rating DESC, r.bot_version_id",
+                (game,),
+            ).fetchall()
+        )
+        return [RatingRow(int(i), str(label), float(r), int(g)) for i, label, r, g in rows]
+
+    def rating_history(self, game: str, bot_version_id: int) -> list[tuple[int, int, float, float]]:
+        """``(finish_seq, match_id, before, after)`` of each Elo update of a bot version."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT finish_seq, match_id, rating_before, rating_after FROM rating_history"
+                " WHERE game = %s AND bot_version_id = %s ORDER BY finish_seq",
+                (game, bot_version_id),
+            ).fetchall()
+        )
+        return [(int(s), int(m), float(b), float(a)) for s, m, b, a in rows]
+
+    def recompute_ratings(
+        self, game: str, *, k: float | None = None, batch_size: int = 50_000
+    ) -> RecomputeStats:
+        """Rebuild the Elo table and history of ``game`` from the stored results, replayed
+        in completion order with the same arithmetic as the online updates, streamed with
+        a server-side cursor. Holds an exclusive lock on the ratings while it runs."""
+        k = self.elo_k if k is None else k
+
+        def op(conn: psycopg.Connection) -> RecomputeStats:
+            started = time.perf_counter()
+            table: dict[int, float] = {}
+            games: dict[int, int] = {}
+            count = 0
+            with conn.transaction():
+                conn.execute("LOCK TABLE ratings, rating_history IN EXCLUSIVE MODE")
+                conn.execute("DELETE FROM rating_history WHERE game = %s", (game,))
+                with conn.cursor(name="recompute", binary=True) as source:
+                    source.execute(
+                        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.forfeit"
+                        " FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                        " WHERE m.game = %s AND m.finish_seq IS NOT NULL"
+                        " ORDER BY m.finish_seq, s.seat",
+                        (game,),
+                    )
+                    carry: list[tuple[Any, ...]] = []
+                    while True:
+                        # A batch from the server-side cursor, then one COPY of its history
+                        # (a connection cannot fetch while a COPY is open). The last match of
+                        # a batch may continue in the next one, so it is carried over.
+                        batch = source.fetchmany(batch_size)
+                        rows_in = carry + batch
+                        if batch:
+                            last = rows_in[-1][0]
+                            cut = len(rows_in)
+                            while cut > 0 and rows_in[cut - 1][0] == last:
+                                cut -= 1
+                            rows_in, carry = rows_in[:cut], rows_in[cut:]
+                        else:
+                            carry = []
+                        history = []
+                        for (match_id, seq), group in itertools.groupby(
+                            rows_in, key=lambda r: (r[0], r[1])
+                        ):
+                            rows = list(group)
+                            count += 1
+                            n = len(rows)
+                            players = [r[2] for r in rows]
+                            ranks = [n if r[4] else r[3] for r in rows]
+                            before = [table.get(p, INITIAL_RATING) for p in players]
+                            after = ratings.elo_after(players, ranks, before, k)
+                            seen: dict[int, float] = {}
+                            for p, b in zip(players, before, strict=True):
+                                seen.setdefault(p, b)
+                            for p, a in zip(players, after, strict=True):
+                                table[p] = a
+                            for p, b in seen.items():
+                                games[p] = games.get(p, 0) + 1
+                                history.append((game, p, match_id, seq, k, b, table[p]))
+                        if history:
+                            with conn.cursor().copy(
+                                "COPY rating_history (game, bot_version_id, match_id,"
+                                " finish_seq, k, rating_before, rating_after) FROM STDIN"
+                            ) as copy:
+                                for item in history:
+                                    copy.write_row(item)
+                        if not batch:
+                            break
+                conn.execute("DELETE FROM ratings WHERE game = %s", (game,))
+                with conn.cursor().copy(
+                    "COPY ratings (game, bot_version_id, rating, games) FROM STDIN"
+                ) as copy:
+                    for p, r in table.items():
+                        copy.write_row((game, p, r, games[p]))
+            return RecomputeStats(count, len(table), time.perf_counter() - started, dict(table))
+
+        return self._run(op)
+
+    def _results(
+        self, conn: psycopg.Connection, where: str, params: Sequence[Any]
+    ) -> Iterator[tuple[int, int | None, list[tuple[int, int, int, bool]]]]:
+        """(match id, duplicate set, [(bot version, rank, score, forfeit) per seat]) of done
+        matches, in match id order (batch fits do not depend on completion order)."""
+        with conn.cursor(name="results", binary=True) as cur:
+            cur.itersize = 10_000
+            cur.execute(
+                "SELECT m.id, m.duplicate_set, s.bot_version_id, s.rank, s.score, s.forfeit"
+                " FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                f" WHERE m.state = 'done' AND {where} ORDER BY m.id, s.seat",
+                params,
+            )
+            for (match_id, dup), group in itertools.groupby(cur, key=lambda r: (r[0], r[1])):
+                yield match_id, dup, [(r[2], r[3], r[4], r[5]) for r in group]
+
+    def _scope(
+        self, game: str | None, tournament_id: int | None, ladder_id: int | None
+    ) -> tuple[str, list[Any]]:
+        where, params = [], []
+        for column, value in (
+            ("m.game", game),
+            ("m.tournament_id", tournament_id),
+            ("m.ladder_id", ladder_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if not where:
+            raise StoreError("give a game, a tournament or a ladder")
+        return " AND ".join(where), params
+
+    def standings(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        prior_draws: float = 1.0,
+    ) -> list[Standing]:
+        """Batch Bradley–Terry ratings over every stored result of a game, tournament or
+        ladder (a pool), with 95% intervals; independent of completion order."""
+        where, params = self._scope(game, tournament_id, ladder_id)
+
+        def op(conn: psycopg.Connection) -> PairwiseTally:
+            tally = PairwiseTally()
+            with conn.transaction():
+                for _, _, seats in self._results(conn, where, params):
+                    tally.add_match([ratings.SeatResult(v, r, f) for v, r, _, f in seats])
+            return tally
+
+        return ratings.bradley_terry(self._run(op), prior_draws=prior_draws)
+
+    def duplicate_standings(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+    ) -> list[DuplicateStanding]:
+        """Each bot version's results over whole duplicate sets (decision 8)."""
+        where, params = self._scope(game, tournament_id, ladder_id)
+        where += " AND m.duplicate_set IS NOT NULL"
+
+        def op(conn: psycopg.Connection) -> dict[Hashable, list[list[tuple[Hashable, float]]]]:
+            sets: dict[Hashable, list[list[tuple[Hashable, float]]]] = {}
+            with conn.transaction():
+                for _, dup, seats in self._results(conn, where, params):
+                    sets.setdefault(dup, []).append([(v, float(s)) for v, _, s, _ in seats])
+            return sets
+
+        return ratings.duplicate_standings(self._run(op))
