@@ -67,8 +67,8 @@ EXAMPLE_TEXTS = {
     "rummy-500": [
         "meld 5H 6H JK=7H",
         "meld 7C 7D 7S",
-        "layoff 8H on 2",
-        "layoff JK=8H on 0",
+        "lay off 8H on 2",
+        "lay off JK=8H on 1",
         "draw discard 3 KH",
         "rummy 2 5C",
         "no rummy",
@@ -257,8 +257,10 @@ def test_c2_mutated_legal_texts_are_actions_or_engine_errors(
         pytest.param("hollywood-gin", "arrange JK 2S 3S", "without jokers", id="gin-joker"),
         pytest.param("hollywood-gin", "arrange AS 2S 3S |", "empty meld", id="gin-empty-meld"),
         pytest.param("gin-three", "advise arrange JC JC 9C", "JC is named twice", id="advise-dup"),
-        pytest.param("rummy-500", "layoff AS on \u00b2", "printable ASCII", id="r500-sup2"),
-        pytest.param("rummy-500", "layoff AS on 999", "from 0 to 108", id="r500-meld-999"),
+        pytest.param("rummy-500", "lay off AS on \u00b2", "printable ASCII", id="r500-sup2"),
+        pytest.param("rummy-500", "lay off AS on 999", "from 1 to 36", id="r500-meld-999"),
+        pytest.param("rummy-500", "lay off AS on 0", "meld number", id="r500-meld-0"),
+        pytest.param("rummy-500", "layoff AS on 1", "lay off C on N", id="r500-layoff"),
         pytest.param(
             "rummy-500", "draw discard " + "9" * 5000 + " AS", "too long", id="r500-huge-depth"
         ),
@@ -290,7 +292,7 @@ def test_c2_bad_texts_are_engine_errors_naming_the_fault(game: str, text: str, n
         ("hollywood-gin", "arrange as 2s 3s|5h 5c 5d", "arrange 5C 5D 5H | AS 2S 3S"),
         ("gin-three", "advise discard 10d", "advise discard TD"),
         ("rummy-500", "draw discard 003 kh", "draw discard 3 KH"),
-        ("rummy-500", "layoff jk=8h on 0", "layoff JK=8H on 0"),
+        ("rummy-500", "lay off jk=8h on 01", "lay off JK=8H on 1"),
         ("flip-flop", "reveal ah 2d ,  DRAW  stock", "reveal AH 2D, draw stock"),
         ("flip-flop", "lay off 6h on 02", "lay off 6H on 2"),
     ],

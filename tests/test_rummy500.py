@@ -1,4 +1,4 @@
-"""Rummy 500 rules R1–R10 (rules/rummy-500.md), one or more tests per rule.
+"""Rummy 500 rules R1–R10 (docs/rules/rummy-500.md), one or more tests per rule.
 
 Most tests rig a hand in play: they replace hands, the discard pile and the stock
 through the engine's own multiset helpers, lay melds on the table through the
@@ -112,7 +112,7 @@ def test_r2_low_ace_laid_off_worth_one() -> None:
     put(s, 1, "2C 3C 4C")
     s.phase = 2
     before = s.melded[0]
-    act(s, "layoff AC on 0")
+    act(s, "lay off AC on 1")
     assert s.melded[0] - before == 1
 
 
@@ -182,11 +182,11 @@ def test_r4_only_moves_that_keep_the_deep_card_meldable() -> None:
     assert "draw discard 2 9H" in legal(s)  # 8H then 9H on the run
     act(s, "draw discard 2 9H")
     moves = legal(s)
-    assert "layoff 8H on 0" in moves
-    assert "layoff 9H on 0" not in moves
+    assert "lay off 8H on 1" in moves
+    assert "lay off 9H on 1" not in moves
     assert "meld 8C 8D 8H" not in moves  # would leave 9H unmeldable
     assert not any(m.startswith("discard") for m in moves)
-    act(s, "layoff 8H on 0", "layoff 9H on 0")
+    act(s, "lay off 8H on 1", "lay off 9H on 1")
     assert "meld 8C 8D 8H" not in legal(s)  # 8H is gone now
     assert "discard 2C" in legal(s)
 
@@ -196,7 +196,7 @@ def test_r4_deep_draw_through_a_chain_of_lay_offs_and_a_joker() -> None:
     put(s, 1, "5H 6H 7H")
     assert "draw discard 2 TH" in legal(s)  # 8H, JK=9H, then TH
     act(s, "draw discard 2 TH")
-    assert legal(s) == {"layoff 8H on 0", "meld 8H JK=9H TH"}  # JK=8H would strand TH
+    assert legal(s) == {"lay off 8H on 1", "meld 8H JK=9H TH"}  # JK=8H would strand TH
     rig(s, hands={0: "8H 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
     assert "draw discard 2 TH" not in legal(s)  # no 9H, no joker
 
@@ -221,7 +221,7 @@ def test_r4_lay_off_on_any_players_meld_scores_for_the_player() -> None:
     s = rig(new(), hands={0: "8H 9C 2D", 1: "4D 4C"}, turn=0)
     put(s, 1, "5H 6H 7H")
     s.phase = 2
-    act(s, "layoff 8H on 0")
+    act(s, "lay off 8H on 1")
     meld = s.view(1).hand.melds[0]  # type: ignore[union-attr]
     assert [p.seat for p in meld.cards] == [1, 1, 1, 0]
     assert s.melded == [8, 18]
@@ -263,8 +263,8 @@ def test_r5_joker_stands_for_a_declared_card_for_the_rest_of_the_hand() -> None:
     view = s.view(1).hand
     assert view is not None
     assert [(str(p.card), str(p.stands_for)) for p in view.melds[0].cards][-1] == ("JK", "7H")
-    assert "layoff 8H on 0" in legal(s)
-    assert "layoff 7H on 0" not in legal(s)  # the joker is the 7H for good
+    assert "lay off 8H on 1" in legal(s)
+    assert "lay off 7H on 1" not in legal(s)  # the joker is the 7H for good
     assert s.melded[0] == 5 + 6 + 15
 
 
@@ -280,7 +280,7 @@ def test_r5_set_joker_designation_blocks_that_suit() -> None:
     s = rig(new(jokers=True), hands={0: "9C 9D JK 9H 2C", 1: "4D"}, turn=0)
     s.phase = 2
     act(s, "meld 9C 9D JK=9S")
-    assert "layoff 9H on 0" in legal(s)
+    assert "lay off 9H on 1" in legal(s)
     assert s.table[0].accept == 1 << parse_card("9H")
 
 
@@ -313,8 +313,8 @@ def test_r6_eligible_players_asked_in_order_first_caller_wins() -> None:
     assert s.to_act() == 2
     act(s, "rummy 1 8H")
     assert s.to_act() == 2
-    assert legal(s) == {"layoff 8H on 0"}  # must meld the called card at once
-    act(s, "layoff 8H on 0")
+    assert legal(s) == {"lay off 8H on 1"}  # must meld the called card at once
+    act(s, "lay off 8H on 1")
     act(s, "discard 5C")
     assert s.to_act() == 3 and s.phase == 1  # play goes on left of the caller
 
@@ -343,7 +343,7 @@ def test_r6_no_call_after_the_hand_ends() -> None:
     s = _four_with_run()
     rig(s, hands={0: "8H"})
     s.phase = 2
-    act(s, "layoff 8H on 0")
+    act(s, "lay off 8H on 1")
     assert s.number == 2  # went out: the next hand is dealt, no calls
 
 
@@ -467,7 +467,7 @@ def test_r10_floating_player_melding_all_cards_floats() -> None:
     act(s, "draw stock")
     card = s._hand_cards(0)[0]
     if str(card) in ("4H", "8H"):
-        assert f"layoff {card} on 0" in legal(s)
+        assert f"lay off {card} on 1" in legal(s)
     act(s, f"discard {card}")  # going out needs a discard
     assert s.hands_played == 1 and s.last_outcome is not None
     assert s.last_outcome.went_out == 0
@@ -486,11 +486,11 @@ def test_r10_unplayable_final_discard() -> None:
     s = rig(new(unplayable_final_discard=True), hands={0: "8H", 1: "KD 9S"}, turn=0)
     put(s, 1, "5H 6H 7H")
     s.phase = 2
-    assert legal(s) == {"layoff 8H on 0"}  # 8H plays: it may not be the last discard
+    assert legal(s) == {"lay off 8H on 1"}  # 8H plays: it may not be the last discard
     s = rig(new(), hands={0: "8H", 1: "KD 9S"}, turn=0)
     put(s, 1, "5H 6H 7H")
     s.phase = 2
-    assert legal(s) == {"layoff 8H on 0", "discard 8H"}
+    assert legal(s) == {"lay off 8H on 1", "discard 8H"}
 
 
 # -- actions and views ---------------------------------------------------------------------
@@ -504,8 +504,8 @@ def test_action_texts_round_trip_and_errors_name_the_problem() -> None:
         "draw discard 3 KH",
         "meld JK=AS 2S 3S",
         "meld 7C JK=7D 7S",
-        "layoff JK=8H on 2",
-        "layoff 8H on 0",
+        "lay off JK=8H on 3",
+        "lay off 8H on 1",
         "discard JK",
         "decline",
         "rummy 2 5C",
@@ -514,6 +514,29 @@ def test_action_texts_round_trip_and_errors_name_the_problem() -> None:
         assert str(s.parse_action(text)) == text
     assert str(s.parse_action("meld 7h 5h 6h")) == "meld 5H 6H 7H"
     assert str(s.parse_action("meld KS AS QS")) == "meld QS KS AS"
-    for bad in ("draw discard 1 KH", "layoff 8H 2", "meld JK 5H 6H", "rummy KH", "fly"):
+    assert str(s.parse_action("LAY  Off jk=8h ON 02")) == "lay off JK=8H on 2"
+    for bad in (
+        "draw discard 1 KH",
+        "lay off 8H 2",
+        "layoff 8H on 1",  # one text form, as in Flip Flop: "lay off"
+        "lay off 8H on 0",  # melds are numbered from 1
+        "lay off 8H on 37",  # 108 cards make at most 36 melds
+        "meld JK 5H 6H",
+        "rummy KH",
+        "fly",
+    ):
         with pytest.raises(IllegalActionError):
             s.parse_action(bad)
+
+
+def test_lay_offs_name_melds_by_their_number_in_the_view() -> None:
+    """Meld N of ``lay off C on N`` is the Nth meld the view lists, numbered from 1."""
+    s = rig(new(), hands={0: "8H 9S 2D", 1: "4D 4C"}, turn=0)
+    put(s, 1, "5H 6H 7H")
+    put(s, 1, "9C 9D 9H")
+    s.phase = 2
+    assert {"lay off 8H on 1", "lay off 9S on 2"} <= legal(s)
+    act(s, "lay off 9S on 2")
+    melds = s.view(0).hand.melds  # type: ignore[union-attr]
+    assert [m.index for m in melds] == [1, 2]
+    assert [str(p.card) for p in melds[1].cards] == ["9C", "9D", "9H", "9S"]

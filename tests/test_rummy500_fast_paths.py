@@ -88,11 +88,12 @@ def _check_table_index(s: Rummy500) -> None:
     natural: dict[int, list[LayOff]] = {}
     runs = []
     ends = near2 = 0
-    for tm in s.table:
+    for number, tm in enumerate(s.table, 1):  # melds are numbered from 1, in table order
+        assert tm.number == number
         accept |= tm.accept
         for cid in range(64):
             if tm.accept >> cid & 1:
-                natural.setdefault(cid, []).append(lay_off(cid, False, tm.index))
+                natural.setdefault(cid, []).append(lay_off(cid, False, number))
         if tm.is_run:
             runs.append((tm.key, tm.lo, tm.hi))
             ends |= tm.accept
@@ -106,7 +107,10 @@ def _check_table_index(s: Rummy500) -> None:
     assert sorted(s.runs) == sorted(runs)  # two decks: the same run twice
     assert s.run_ends & ends == ends and s.run_near2 & near2 == near2  # supersets
     assert s._joker_lay_offs() == tuple(
-        lay_off(cid, True, tm.index) for tm in s.table for cid in range(64) if tm.accept >> cid & 1
+        lay_off(cid, True, number)
+        for number, tm in enumerate(s.table, 1)
+        for cid in range(64)
+        if tm.accept >> cid & 1
     )
 
 

@@ -111,12 +111,13 @@ class Position:
                         jset = {c for c in meld if c not in nat}
                         out.append(("meld " + _text(meld, jset), list(nat), need, None, -1))
         for i, meld in enumerate(self.melds):
+            n = i + 1  # the docs: meld N is the Nth the view lists
             for c in NATURALS:
                 if is_meld([*meld, c]):
                     if self.hand[c]:
-                        out.append((f"layoff {_text([c], set())} on {i}", [c], 0, i, c))
+                        out.append((f"lay off {_text([c], set())} on {n}", [c], 0, i, c))
                     if jokers:
-                        out.append((f"layoff JK={_text([c], set())} on {i}", [], 1, i, c))
+                        out.append((f"lay off JK={_text([c], set())} on {n}", [], 1, i, c))
         return out
 
     def after(self, move: tuple[str, list[int], int, int | None, int]) -> Position:
@@ -254,9 +255,8 @@ def kind(text: str) -> str:
     words = text.split()
     if words[0] == "draw":
         return "draw deep" if len(words) == 4 else text
-    if words[0] in ("meld", "layoff") and "JK=" in text:
-        return words[0] + " joker"
-    return " ".join(words[:2]) if words[0] == "no" else words[0]
+    verb = " ".join(words[:2]) if words[0] in ("no", "lay") else words[0]
+    return verb + " joker" if verb in ("meld", "lay off") and "JK=" in text else verb
 
 
 def rich_deck(seats: int, jokers: bool, first_hand: str, upcard: str, seed: int) -> list[Card]:
@@ -295,7 +295,7 @@ def test_perft_counts_from_fixed_deals(
     state = SPEC.new_match(SEED, seats=seats, options=options, decks=[deck])
     seen: set[str] = set()
     assert perft(state, len(expected), SPEC.options(options), seen) == expected
-    assert {"draw stock", "draw discard", "draw deep", "meld", "layoff", "discard"} <= seen
+    assert {"draw stock", "draw discard", "draw deep", "meld", "lay off", "discard"} <= seen
     assert ("meld joker" in seen) == jokers
     if seats == 4:
         assert {"rummy", "no rummy"} <= seen

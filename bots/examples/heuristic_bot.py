@@ -96,7 +96,7 @@ def rummy500_decide(request: Request) -> str:
     """Rummy 500: rummy calls, then the biggest meld, lay-offs, the shallowest deep draw
     (``draw discard N C``: C will be melded), the stock, the highest discard."""
     legal = request.legal_actions
-    for prefix in ("rummy ", "meld ", "layoff "):
+    for prefix in ("rummy ", "meld ", "lay off "):
         found = [t for t in legal if t.startswith(prefix)]
         if found:
             return max(found, key=_cards_in) if prefix == "meld " else found[0]

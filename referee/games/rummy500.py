@@ -4,12 +4,13 @@ played, deep draws from the spread discard pile, and calls of "Rummy!".
 Text forms of the actions (docs/games/rummy-500.md):
 
     draw stock | draw discard | draw discard N C | decline
-    meld 5H 6H JK=7H | layoff 8H on 2 | layoff JK=8H on 2 | discard C
+    meld 5H 6H JK=7H | lay off 8H on 2 | lay off JK=8H on 2 | discard C
     rummy N C | no rummy
 
 ``N`` counts discard-pile cards from the top (1 is the top card): ``draw discard
 3 KH`` takes the three top cards, the deepest being KH. Melds on the table are
-numbered from 0 in the order they were made this hand.
+numbered from 1 in the order they were made this hand, which is how a lay-off
+names its target (as Flip Flop numbers its spreads).
 """
 
 from __future__ import annotations
@@ -148,14 +149,15 @@ class NewMeld(Action):
 
 @dataclass(frozen=True, slots=True)
 class LayOff(Action):
-    """Lay off ``card`` (or a joker standing for it) on table meld number ``meld``."""
+    """Lay off ``card`` (or a joker standing for it) on table meld number ``meld``
+    (1 = the first made this hand)."""
 
     card: Card
     joker: bool
     meld: int
 
     def __str__(self) -> str:
-        return f"layoff {'JK=' if self.joker else ''}{_CARD_TEXT[self.card]} on {self.meld}"
+        return f"lay off {'JK=' if self.joker else ''}{_CARD_TEXT[self.card]} on {self.meld}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +226,8 @@ def call_rummy(depth: int, card: int) -> CallRummy:
 
 
 def lay_off(card: int, joker: bool, meld: int) -> LayOff:
-    """The interned LayOff action."""
+    """The interned LayOff of ``card`` (a joker standing for it when ``joker``) on table
+    meld number ``meld``."""
     key = (card, joker, meld)
     found = _LAYOFFS.get(key)
     if found is None:
@@ -350,8 +353,10 @@ def _parse_slot(token: str) -> tuple[Card, bool]:
 
 
 #: The cards of the largest deal (R1: two packs, two jokers each). No discard pile is
-#: deeper and no table holds more melds, so larger numbers in a text are refused.
+#: deeper, so larger depths in a text are refused.
 MOST_CARDS = len(make_deck(2, 2))
+#: A meld holds at least three cards (C3), so no table holds more melds than this.
+MOST_MELDS = MOST_CARDS // 3
 
 
 def parse_rummy500_action(text: str) -> Action:
@@ -386,11 +391,13 @@ def parse_rummy500_action(text: str) -> Action:
             raise IllegalActionError(f"{rest!r} is not a set or a run (C3, R5)")
         jmask = sum(1 << i for i, c in enumerate(slots) if flags[int(c)])
         return NewMeld(slots, jmask)
-    if verb == "layoff":
-        if len(words) != 3 or low[1] != "on":
-            raise IllegalActionError(f"bad lay-off {text!r}: write 'layoff C on N' or 'JK=C'")
-        card, joker = _parse_slot(words[0])
-        return lay_off(card, joker, parse_number("layoff", words[2], 0, MOST_CARDS))
+    if verb == "lay":
+        if len(words) != 4 or low[0] != "off" or low[2] != "on":
+            raise IllegalActionError(
+                f"write a lay-off as 'lay off C on N' (a joker as JK=C), got {text!r}"
+            )
+        card, joker = _parse_slot(words[1])
+        return lay_off(card, joker, parse_number("meld number", words[3], 1, MOST_MELDS))
     if verb == "decline" and not words:
         return DECLINE
     if verb == "rummy":
@@ -403,7 +410,7 @@ def parse_rummy500_action(text: str) -> Action:
         return NO_RUMMY
     raise IllegalActionError(
         f"unknown action {text!r}; Rummy 500 actions are: draw stock, draw discard, "
-        "draw discard N C, decline, meld CARDS, layoff C on N, discard C, rummy N C, no rummy"
+        "draw discard N C, decline, meld CARDS, lay off C on N, discard C, rummy N C, no rummy"
     )
 
 
@@ -469,10 +476,10 @@ def _set_accept(rank: int, suits: int) -> int:
 class TableMeld:
     """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
 
-    __slots__ = ("accept", "hi", "index", "is_run", "key", "lo", "placed", "run_pos", "suits")
+    __slots__ = ("accept", "hi", "is_run", "key", "lo", "number", "placed", "run_pos", "suits")
 
-    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, index: int = -1) -> None:
-        self.index = index
+    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, number: int = 0) -> None:
+        self.number = number  # 1 for the first meld of the hand: what lay-offs name
         self.run_pos = -1  # a run's place in Rummy500.runs, once on the table
         self.is_run, self.key, self.lo, self.hi, self.suits = _shape(slots)
         if jokers:
@@ -522,7 +529,7 @@ class TableMeld:
         other = TableMeld.__new__(TableMeld)
         other.accept = self.accept
         other.hi = self.hi
-        other.index = self.index
+        other.number = self.number
         other.is_run = self.is_run
         other.key = self.key
         other.lo = self.lo
@@ -547,9 +554,10 @@ class PlacedView:
 
 @dataclass(frozen=True, slots=True)
 class MeldView:
-    """A meld on the table, numbered from 0 in the order melds were made this hand."""
+    """A meld on the table. ``index`` is its number, the ``N`` of ``lay off C on N``:
+    1 for the first meld made this hand, and the melds are listed in that order."""
 
-    index: int
+    index: int  # the field of the Rummy500Meld message (proto/), which views map to by name
     kind: str  # "set" or "run"
     cards: tuple[PlacedView, ...]
 
@@ -968,7 +976,7 @@ class Rummy500(GameState):
             else:
                 accept = self.accept | _set_accept(key, suits)
         else:
-            tm = self.table[action.meld]
+            tm = self.table[action.meld - 1]
             takers = self._takers
             accept = self.accept
             old = tm.accept
@@ -1055,7 +1063,7 @@ class Rummy500(GameState):
         values = self._values
         points = 0
         if isinstance(action, NewMeld):
-            tm = TableMeld(action.slots, action.jokers, seat, len(self.table))
+            tm = TableMeld(action.slots, action.jokers, seat, len(self.table) + 1)
             old_accept = 0
             for i, c in enumerate(action.slots):
                 if action.jokers >> i & 1:
@@ -1068,7 +1076,7 @@ class Rummy500(GameState):
             self.table.append(tm)
         else:
             assert isinstance(action, LayOff)
-            tm = self.table[action.meld]
+            tm = self.table[action.meld - 1]
             old_accept = tm.accept
             actual = JK if action.joker else int(action.card)
             self._remove(seat, actual)
@@ -1101,7 +1109,7 @@ class Rummy500(GameState):
         takers = self._takers
         natural = self.natural_layoffs
         accept = self.accept
-        index = changed.index
+        number = changed.number
         gone = old_accept & ~new
         while gone:
             bit = gone & -gone
@@ -1109,7 +1117,7 @@ class Rummy500(GameState):
             cid = bit.bit_length() - 1
             takers[cid] -= 1
             if takers[cid]:
-                natural[cid] = tuple(a for a in natural[cid] if a.meld != index)
+                natural[cid] = tuple(a for a in natural[cid] if a.meld != number)
             else:
                 accept ^= bit
                 del natural[cid]
@@ -1121,10 +1129,10 @@ class Rummy500(GameState):
             takers[cid] += 1
             if takers[cid] == 1:
                 accept |= bit
-                natural[cid] = (lay_off(cid, False, index),)
+                natural[cid] = (lay_off(cid, False, number),)
             else:  # several melds take it: in table order
                 natural[cid] = tuple(
-                    lay_off(cid, False, tm.index) for tm in self.table if tm.accept & bit
+                    lay_off(cid, False, tm.number) for tm in self.table if tm.accept & bit
                 )
         self.accept = accept
         self.joker_ok = accept != 0
@@ -1149,7 +1157,7 @@ class Rummy500(GameState):
         found = self._joker_layoffs
         if found is None:
             found = self._joker_layoffs = tuple(
-                lay_off(cid, True, tm.index) for tm in self.table for cid in ids(tm.accept)
+                lay_off(cid, True, tm.number) for tm in self.table for cid in ids(tm.accept)
             )
         return found
 
@@ -1261,15 +1269,15 @@ class Rummy500(GameState):
             legal_actions=tuple(str(a) for a in self.legal_actions()) if to_act == seat else (),
         )
 
-    def _meld_view(self, i: int, tm: TableMeld) -> MeldView:
-        key = (i, tm.is_run, *tm.placed)
+    def _meld_view(self, tm: TableMeld) -> MeldView:
+        key = (tm.number, tm.is_run, *tm.placed)
         cache = self._meld_views
         view = cache.get(key)
         if view is None:
             if len(cache) >= 1024:
                 cache.clear()
             view = cache[key] = MeldView(
-                i,
+                tm.number,
                 "run" if tm.is_run else "set",
                 tuple(PlacedView(CARD_BY_ID[a], CARD_BY_ID[c], s) for c, a, s in tm.placed),
             )
@@ -1277,7 +1285,7 @@ class Rummy500(GameState):
 
     def _hand_view(self, seat: int) -> HandView:
         n = self.num_seats
-        melds = tuple([self._meld_view(i, tm) for i, tm in enumerate(self.table)])
+        melds = tuple([self._meld_view(tm) for tm in self.table])
         known = tuple(
             tuple(CARD_BY_ID[c] for c in sorted(k) for _ in range(k[c])) for k in self.known
         )
