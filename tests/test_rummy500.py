@@ -538,5 +538,5 @@ def test_lay_offs_name_melds_by_their_number_in_the_view() -> None:
     assert {"lay off 8H on 1", "lay off 9S on 2"} <= legal(s)
     act(s, "lay off 9S on 2")
     melds = s.view(0).hand.melds  # type: ignore[union-attr]
-    assert [m.index for m in melds] == [1, 2]
+    assert [m.number for m in melds] == [1, 2]
     assert [str(p.card) for p in melds[1].cards] == ["9C", "9D", "9H", "9S"]

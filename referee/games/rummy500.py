@@ -554,10 +554,10 @@ class PlacedView:
 
 @dataclass(frozen=True, slots=True)
 class MeldView:
-    """A meld on the table. ``index`` is its number, the ``N`` of ``lay off C on N``:
-    1 for the first meld made this hand, and the melds are listed in that order."""
+    """A meld on the table. ``number`` is the ``N`` of ``lay off C on N``: 1 for the first
+    meld made this hand, and the melds are listed in that order."""
 
-    index: int  # the field of the Rummy500Meld message (proto/), which views map to by name
+    number: int
     kind: str  # "set" or "run"
     cards: tuple[PlacedView, ...]
 

@@ -265,14 +265,14 @@ class Rummy500Placed(_message.Message):
     def __init__(self, card: _Optional[str] = ..., stands_for: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class Rummy500Meld(_message.Message):
-    __slots__ = ("index", "kind", "cards")
-    INDEX_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("number", "kind", "cards")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
-    index: int
+    number: int
     kind: str
     cards: _containers.RepeatedCompositeFieldContainer[Rummy500Placed]
-    def __init__(self, index: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[_Union[Rummy500Placed, _Mapping]]] = ...) -> None: ...
+    def __init__(self, number: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[_Union[Rummy500Placed, _Mapping]]] = ...) -> None: ...
 
 class Rummy500Hand(_message.Message):
     __slots__ = ("number", "dealer", "phase", "turn", "hand", "hand_sizes", "known", "melds", "discard_pile", "stock_size", "melded_points", "floating", "must_meld", "must_meld_now", "may_not_discard", "rummy_calls", "turns")
