@@ -37,7 +37,7 @@ def create_request(**kw: object) -> match_pb2.CreateMatchRequest:
     return req
 
 
-def test_c13_the_match_service_needs_the_platforms_secret(ref: RefereeProcess) -> None:
+def test_the_match_service_needs_the_platforms_secret(ref: RefereeProcess) -> None:
     calls = {
         "CreateMatch": lambda md: ref.matches.CreateMatch(create_request(), metadata=md),
         "GetMatch": lambda md: ref.matches.GetMatch(
@@ -67,7 +67,7 @@ def test_c13_the_match_service_needs_the_platforms_secret(ref: RefereeProcess) -
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_c13_the_bots_service_and_health_stay_open(ref: RefereeProcess) -> None:
+def test_the_bots_service_and_health_stay_open(ref: RefereeProcess) -> None:
     health = health_pb2_grpc.HealthStub(ref.channel)
     reply = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
     assert reply.status == health_pb2.HealthCheckResponse.SERVING

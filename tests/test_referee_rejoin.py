@@ -54,7 +54,7 @@ async def play_on(call: grpc.aio.StreamStreamCall, rng: random.Random) -> bot_pb
     raise AssertionError("the stream ended without a MatchEnd")
 
 
-def test_c4_a_seat_rejoins_while_its_clock_runs_and_gets_its_decision_again(
+def test_a_seat_rejoins_while_its_clock_runs_and_gets_its_decision_again(
     ref: RefereeProcess,
 ) -> None:
     m = ref.create("hollywood-gin", 2, seed=6, options={"max_hands": 1}, decision_ms=3000)
@@ -91,7 +91,7 @@ def test_c4_a_seat_rejoins_while_its_clock_runs_and_gets_its_decision_again(
     assert record.result is not None
 
 
-def test_c4_a_seat_that_does_not_come_back_in_time_forfeits_disconnected(
+def test_a_seat_that_does_not_come_back_in_time_forfeits_disconnected(
     ref: RefereeProcess,
 ) -> None:
     m = ref.create(
@@ -113,7 +113,7 @@ def test_c4_a_seat_that_does_not_come_back_in_time_forfeits_disconnected(
     assert record.result is not None
 
 
-def test_c4_an_answer_sent_twice_is_ignored_not_punished(ref: RefereeProcess) -> None:
+def test_an_answer_sent_twice_is_ignored_not_punished(ref: RefereeProcess) -> None:
     m = ref.create("hollywood-gin", 2, seed=7, options={"max_hands": 1})
 
     async def main() -> bot_pb2.MatchEnd:
@@ -143,7 +143,7 @@ def test_c4_an_answer_sent_twice_is_ignored_not_punished(ref: RefereeProcess) ->
     assert [s.strikes for s in end.result.seats] == [0, 0]
 
 
-def test_c4_an_oversized_message_in_mid_match_is_invalid(ref: RefereeProcess) -> None:
+def test_an_oversized_message_in_mid_match_is_invalid(ref: RefereeProcess) -> None:
     m = ref.create("hollywood-gin", 2, seed=8, options={"max_hands": 1})
 
     async def main() -> grpc.aio.AioRpcError:
@@ -210,7 +210,7 @@ class DroppingProxy:
             self.server.close()
 
 
-def test_c4_the_sdk_rejoins_after_a_network_blip(ref: RefereeProcess) -> None:
+def test_the_sdk_rejoins_after_a_network_blip(ref: RefereeProcess) -> None:
     """The connection of an SDK bot drops in mid-match; the SDK joins again with its
     token and plays on, and its seat finishes without a fault."""
     m = ref.create("hollywood-gin", 2, seed=9, options={"max_hands": 1}, decision_ms=3000)
