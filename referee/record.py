@@ -2,7 +2,7 @@
 
 A record holds the game, the validated options, the seed and every action's
 text in order, so the engine re-runs the match exactly; timings, seat
-statuses and the result ride along. ``referee.codec`` turns it into bytes.
+statuses and the result ride along. ``referee.wire`` turns it into bytes.
 """
 
 from __future__ import annotations

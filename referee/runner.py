@@ -39,9 +39,8 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee import codec
+from referee import wire
 from referee.clock import ClockRules, SeatClock
-from referee.codec import answer_head
 from referee.engine import Action, EngineError, GameState, Result, get_game
 from referee.record import MatchRecord, options_dict, replay
 from referee.seats import (
@@ -53,6 +52,7 @@ from referee.seats import (
     default_action,
     worse,
 )
+from referee.wire import answer_head
 from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
@@ -124,10 +124,10 @@ class Match:
         self._published = 0  # events given to the watchers (an index into the state's)
         self._dropped = 0  # events dropped from the front of the state's list
         self._started_ms = 0
-        self._welcome: bot_pb2.RefereeMessage | None = None  # made when the match starts
+        self._welcome: list[bytes] | None = None  # each seat's, made when the match starts
         self._abort: str | None = None  # why the match is being aborted
         self._decision_id = 0
-        self._encoder = codec.DecisionEncoder(clock.decision_ms)
+        self._encoder = wire.DecisionEncoder(clock.decision_ms)
         # the decision being made or waited on, and when it was sent (perf_counter_ns)
         self._pending: Pending | None = None
         self._sent = 0
@@ -153,7 +153,7 @@ class Match:
     @property
     def record(self) -> MatchRecord | None:
         """The finished match's record (decoded from its bytes: the engine re-runs it)."""
-        return None if self.record_bytes is None else codec.decode_record(self.record_bytes)
+        return None if self.record_bytes is None else wire.decode_record(self.record_bytes)
 
     @property
     def status(self) -> str:
@@ -329,13 +329,11 @@ class Match:
                 seat.status, seat.forfeited = "disconnected", True
         self.phase = MatchPhase.RUNNING
         self._started_ms = int(time.time() * 1000)
-        welcome = self._welcome = bot_pb2.RefereeMessage()
-        w = welcome.welcome
-        w.match_id, w.game = self.id, self.game
-        codec.options_to_proto(self.options, w.options)
-        for seat in self.seats:
-            w.seats.add(seat=seat.index, name=seat.name)
-        w.clock.CopyFrom(codec.clock_to_proto(self.clock))
+        names = [seat.name for seat in self.seats]
+        self._welcome = [
+            wire.welcome_bytes(self.id, self.game, self.options, names, self.clock, seat.index)
+            for seat in self.seats
+        ]
         await asyncio.gather(*(self._send(seat, None) for seat in self.seats))
 
     async def _send(self, seat: Seat, data: bytes | None) -> bool:
@@ -382,8 +380,7 @@ class Match:
         try:
             if not link.welcomed and self._welcome is not None:
                 link.welcomed = True
-                self._welcome.welcome.your_seat = seat.index
-                await link.write(self._welcome.SerializeToString())
+                await link.write(self._welcome[seat.index])
             if data is not None:
                 await link.write(data)
         except Exception as exc:  # the stream broke under us: the seat is away
@@ -481,7 +478,7 @@ class Match:
                 events = state.events_for(turn, seat.seen)
                 seat.seen = len(state.events)
                 msg = encoder.decision_with(
-                    did, encoder.view_bytes(view), texts, codec.advice_of(view), events, bank
+                    did, encoder.view_bytes(view), texts, wire.advice_of(view), events, bank
                 )
             if len(state.events) > EVENTS_KEPT:
                 self._drop_sent_events()
@@ -572,19 +569,13 @@ class Match:
         forfeits = seat.strikes > self.clock.strike_limit
         if forfeits:
             seat.forfeited = True
-        notice = bot_pb2.RefereeMessage()
-        n = notice.notice
-        n.decision_id = did
-        n.kind = _NOTICE[fault]
-        n.message = problem + (
+        message = problem + (
             f"; strike {seat.strikes} of {self.clock.strike_limit} allowed"
             + (": the seat forfeits and the referee plays it from now on" if forfeits else "")
         )
-        n.played = str(action)
-        n.strikes = seat.strikes
-        if forfeits:
-            n.kind = _NOTICE["forfeited"]
-        await self._send(seat, notice.SerializeToString())
+        kind = "forfeited" if forfeits else fault
+        notice = wire.notice_bytes(did, kind, message, str(action), seat.strikes)
+        await self._send(seat, notice)
         self._apply(seat, action, think_us, fault)
 
     def _pick(
@@ -641,7 +632,7 @@ class Match:
 
     def _publish(self) -> None:
         events = self.state.events
-        new = [codec.event_to_proto(e) for e in events[self._published :] if e.visible_to is None]
+        new = [wire.event_to_proto(e) for e in events[self._published :] if e.visible_to is None]
         self._published = len(events)
         for q in self.watchers:
             for e in new:
@@ -656,7 +647,7 @@ class Match:
         for _ in replay(state, self._index):
             pass
         events = state.events[: self._dropped + self._published]
-        return [codec.event_to_proto(e) for e in events if e.visible_to is None]
+        return [wire.event_to_proto(e) for e in events if e.visible_to is None]
 
     async def _finish(self) -> None:
         if self._timer is not None:
@@ -685,19 +676,15 @@ class Match:
             status="completed" if self._abort is None else "aborted",
             reason=self._abort or "",
         )
-        msg = codec.compact_record_to_proto(
+        msg = wire.compact_record_to_proto(
             head, self._index, self._think, self._sources, [s.think_us for s in self.seats]
         )
         self.record_bytes = msg.SerializeToString(deterministic=True)
-        self.result_pb = msg.result
-        ends = []
-        for seat in self.seats:
-            end = bot_pb2.RefereeMessage()
-            end.match_end.result.CopyFrom(self.result_pb)
-            end.match_end.events.extend(
-                codec.event_to_proto(e) for e in state.events_for(seat.index, seat.seen)
-            )
-            ends.append(end.SerializeToString())
+        result_pb = self.result_pb = msg.result
+        ends = [
+            wire.match_end_bytes(result_pb, state.events_for(seat.index, seat.seen))
+            for seat in self.seats
+        ]
         await asyncio.gather(
             *(self._send(seat, data) for seat, data in zip(self.seats, ends, strict=True))
         )
@@ -709,11 +696,3 @@ class Match:
             q.put_nowait(self.result_pb)
             q.put_nowait(None)
         self.done.set()
-
-
-_NOTICE = {
-    "timeout": bot_pb2.NOTICE_KIND_TIMEOUT,
-    "invalid": bot_pb2.NOTICE_KIND_INVALID,
-    "crashed": bot_pb2.NOTICE_KIND_CRASHED,
-    "forfeited": bot_pb2.NOTICE_KIND_FORFEITED,
-}

@@ -86,7 +86,8 @@ class Seat:
     pending_id: int = -1
     pending: asyncio.Future[Any] | None = None
     # the bytes an Answer to the pending decision by index holds before the index
-    # (codec.answer_head): the service reads such answers without parsing them
+    # (wire.answer_head): the service reads such answers without parsing them
+    # (wire.read_index)
     answer_head: bytes = b""
     settled: deque[int] = field(default_factory=lambda: deque(maxlen=SETTLED_KEPT))
 

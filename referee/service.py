@@ -27,7 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from referee import codec
+from referee import wire
 from referee.auth import PlatformAuth, platform_secret
 from referee.clock import ClockRules
 from referee.engine import EngineError
@@ -35,6 +35,7 @@ from referee.matches import FinishedMatch, Referee
 from referee.record import new_state, replay
 from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
+from referee.wire import read_index
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ class RefereeServicer:
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The generic handler of the Referee service: bytes both ways (the runner
-        writes serialised RefereeMessages, the decisions straight from the codec)."""
+        writes serialised RefereeMessages, the decisions straight from :mod:`referee.wire`)."""
         play = grpc.stream_stream_rpc_method_handler(
             self.play, request_deserializer=None, response_serializer=None
         )
@@ -162,17 +163,11 @@ class RefereeServicer:
                 )
                 match.protocol_fault(seat, link, problem)
                 return "RESOURCE_EXHAUSTED", problem
-            # the common answer, by an index below 128, in the canonical encoding
-            # (codec.answer_head): read from the bytes; anything else is parsed
-            head = seat.answer_head
-            if (
-                head
-                and raw[2:-1] == head
-                and raw[-1] < 0x80
-                and raw[0] == 0x12
-                and raw[1] == len(raw) - 2
-            ):
-                match.on_index(seat, raw[-1])
+            # the common answer, by an index below 128, in the canonical encoding: read
+            # from the bytes; anything else is parsed
+            index = read_index(raw, seat.answer_head)
+            if index >= 0:
+                match.on_index(seat, index)
                 continue
             msg = _parse(raw)
             try:
@@ -221,10 +216,10 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         try:
             if not names:
                 raise ProtocolError("INVALID_ARGUMENT", "seat_names names no seat")
-            clock = codec.clock_from_proto(request.clock, self.referee.default_clock)
+            clock = wire.clock_from_proto(request.clock, self.referee.default_clock)
             match = self.referee.create(
                 request.game,
-                codec.options_from_proto(request.options),
+                wire.options_from_proto(request.options),
                 request.seed,
                 names,
                 clock,
@@ -297,11 +292,11 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
 
 def _public_events(record_bytes: bytes) -> list[common_pb2.Event]:
     """The public events of a finished match, re-run from its record."""
-    record = codec.decode_record(record_bytes)
+    record = wire.decode_record(record_bytes)
     state = new_state(record)
     for _ in replay(state, (entry.index for entry in record.actions)):
         pass
-    return [codec.event_to_proto(e) for e in state.events if e.visible_to is None]
+    return [wire.event_to_proto(e) for e in state.events if e.visible_to is None]
 
 
 def raise_open_files_limit() -> int:
@@ -358,7 +353,7 @@ async def _start(
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
     await server.start()
-    # The engines' and the codec's lookup tables (tens of thousands of tuples, made at
+    # The engines' and the wire encoding's lookup tables (tens of thousands of tuples, made at
     # import) live as long as the process: move them out of the garbage collector's
     # full passes, which otherwise walk them again and again while matches run (about
     # 8% of the referee's instructions per decision; docs/performance.md).

@@ -53,9 +53,9 @@ def play_records(
     by ``policy`` ("greedy": bots.policies.gin_greedy, or "random" legal actions):
     (record, seat results, actions) each, and which codec made them."""
     from bots.policies import gin_greedy
-    from referee.codec import encode_record
     from referee.engine import new_match
     from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
+    from referee.wire import encode_record
 
     rng = random.Random(seed)
     out = []
@@ -86,7 +86,7 @@ def play_records(
             SeatOutcome(s, result.ranks[s], result.scores[s]) for s in range(len(result.ranks))
         ]
         out.append((encode_record(record), results, len(actions)))
-    return out, "referee.codec.encode_record (protobuf MatchRecord)"
+    return out, "referee.wire.encode_record (protobuf MatchRecord)"
 
 
 @dataclass

@@ -70,8 +70,8 @@ def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from referee.codec import clock_to_proto, options_to_proto
     from referee.engine import get_game
+    from referee.wire import clock_to_proto, options_to_proto
     from rummyarena.v1 import match_pb2
 
     spec = get_game(args.game)

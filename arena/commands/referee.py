@@ -126,8 +126,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when the record re-runs to its result, 1 when it diverges."""
-    from referee.codec import CodecError, decode_record
     from referee.record import verify
+    from referee.wire import CodecError, decode_record
 
     try:
         record = decode_record(args.record.read_bytes())

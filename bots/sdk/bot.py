@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from referee import codec
+from referee import wire
 from referee.engine import Event
 from rummyarena.v1 import bot_pb2
 
@@ -85,14 +85,14 @@ class Request:
         """What this seat may see of what happened since its previous decision."""
         if self._events is None:
             msg = self._msg
-            self._events = [] if msg is None else [codec.event_from_proto(e) for e in msg.events]
+            self._events = [] if msg is None else [wire.event_from_proto(e) for e in msg.events]
         return self._events
 
     @property
     def view(self) -> Any:
         """The seat's view of the match, as the game's view dataclass."""
         if self._view is None and self._raw is not None:
-            self._view = codec.view_from_proto(self._raw, self.legal_actions)
+            self._view = wire.view_from_proto(self._raw, self.legal_actions)
         return self._view
 
     def index(self, text: str) -> int:

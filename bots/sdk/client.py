@@ -11,7 +11,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from bots.sdk.bot import Bot, MatchOver, Request
-from referee import codec
+from referee import wire
 from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
@@ -22,8 +22,8 @@ _NOTICE_NAMES = {
 }
 
 
-#: The Play method; the stream carries bytes both ways (answers are encoded by the
-#: codec, the referee's messages parsed in ``_session``).
+#: The Play method; the stream carries bytes both ways (answers are encoded by
+#: referee.wire, the referee's messages parsed in ``_session``).
 _PLAY = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Play"
 
 
@@ -89,7 +89,7 @@ async def play(
 
 async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> MatchOver:
     game, seat = state.game, state.seat
-    BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, codec.answer_bytes
+    BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, wire.answer_bytes
     parse = bot_pb2.RefereeMessage.FromString
     while True:
         raw = await call.read()
@@ -132,7 +132,7 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> M
             state.welcomed = True
             if not state.started:  # a rejoin is welcomed again: the bot starts once
                 state.started = True
-                bot.on_start(game, seat, len(w.seats), codec.options_from_proto(w.options))
+                bot.on_start(game, seat, len(w.seats), wire.options_from_proto(w.options))
         elif kind == "notice":
             n = msg.notice
             bot.on_notice(_NOTICE_NAMES.get(n.kind, "unknown"), n.message, n.played)
@@ -143,9 +143,9 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> M
                 seat=seat,
                 ranks=tuple(s.rank for s in seats),
                 scores=tuple(s.score for s in seats),
-                statuses=tuple(codec.status_from_proto(s.status) for s in seats),
+                statuses=tuple(wire.status_from_proto(s.status) for s in seats),
                 detail_json=end.result.detail_json,
-                events=tuple(codec.event_from_proto(e) for e in end.events),
+                events=tuple(wire.event_from_proto(e) for e in end.events),
                 aborted=(end.result.reason or "aborted")
                 if end.result.status == common_pb2.MATCH_STATUS_ABORTED
                 else "",

@@ -14,7 +14,7 @@ from referee.record import FORMAT_VERSION, SOURCES, STATUSES, OptionScalar
 from rummyarena.v1 import common_pb2, record_pb2
 from worker.store.base import StoreError
 
-#: The only record format the store takes: the protobuf ``MatchRecord`` of referee.codec.
+#: The only record format the store takes: the protobuf ``MatchRecord`` of referee.wire.
 RECORD_FORMAT = "MatchRecord"
 #: The range of an ``integer`` column (scores, action counts, durations).
 _INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
@@ -73,7 +73,7 @@ def _check_options(match_id: int, game: str, num_seats: int, msg: record_pb2.Mat
     """Raise :class:`InvalidResult` unless the record's game is known, allows its number
     of seats, and takes its options: what starting the match checks, without dealing."""
     options: dict[str, OptionScalar] = {}
-    for key, value in msg.options.items():  # as referee.codec reads them
+    for key, value in msg.options.items():  # as referee.wire reads them
         which = value.WhichOneof("value")
         options[key] = None if which is None else getattr(value, which)
     known = (game, num_seats, tuple(sorted((k, type(v), v) for k, v in options.items())))
