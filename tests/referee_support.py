@@ -17,8 +17,8 @@ import grpc
 
 from arena.commands.referee import main as arena_main
 from referee.auth import SECRET_ENV, call_metadata
-from referee.codec import record_from_proto
 from referee.record import MatchRecord
+from referee.wire import record_from_proto
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,9 +20,9 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from referee.codec import encode_record
 from referee.engine import Result, get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
+from referee.wire import encode_record
 from worker import db
 from worker.store import FinishedMatch, SeatOutcome, Store
 

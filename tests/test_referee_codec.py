@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from referee import codec
+from referee import wire
 from referee.engine import game_names, get_game
+from referee.wire import decisions
 from rummyarena.v1 import bot_pb2, views_pb2
 
 
@@ -23,9 +24,9 @@ def test_c9_every_view_round_trips_through_protobuf(game: str) -> None:
             over = state.to_act() is None
             for seat in range(seats) if over or steps % 5 == 0 else ():
                 view = state.view(seat)
-                msg = views_pb2.PlayerView.FromString(codec.view_to_proto(view).SerializeToString())
-                assert codec.view_game(msg) == game
-                assert codec.view_from_proto(msg, view.legal_actions) == view
+                msg = views_pb2.PlayerView.FromString(wire.view_to_proto(view).SerializeToString())
+                assert wire.view_game(msg) == game
+                assert wire.view_from_proto(msg, view.legal_actions) == view
             if over:
                 break
             state.apply(rng.choice(state.legal_actions()))
@@ -39,7 +40,7 @@ def test_decision_bytes_equal_the_protobuf_encoding(game: str) -> None:
     spec = get_game(game)
     for seats in range(spec.min_seats, spec.max_seats + 1):
         state = spec.new_match(seats * 7, seats=seats, options=spec.test_variants[0])
-        encoder = codec.DecisionEncoder(5000)
+        encoder = wire.DecisionEncoder(5000)
         rng = random.Random(seats)
         seen = [0] * seats
         did = 0
@@ -50,7 +51,7 @@ def test_decision_bytes_equal_the_protobuf_encoding(game: str) -> None:
             view = state.view(turn)
             bank = rng.choice((0, 90, 30_000))
             fast = encoder.decision(did * 37, view, legal, events, bank)
-            slow = codec.decision_message(did * 37, view, legal, events, 5000, bank)
+            slow = wire.decision_message(did * 37, view, legal, events, 5000, bank)
             assert fast == slow.SerializeToString(), (game, did)
             state.apply(rng.choice(state.legal_actions()))
             did += 1
@@ -60,18 +61,18 @@ def test_answer_bytes_equal_the_protobuf_encoding() -> None:
     for did in (0, 1, 127, 128, 300, 2**40):
         for index in (0, 1, 127, 128, 2**32 - 1):
             msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=did, index=index))
-            assert codec.answer_bytes(did, index) == msg.SerializeToString()
+            assert wire.answer_bytes(did, index) == msg.SerializeToString()
 
 
 def test_answer_head_is_what_an_answer_by_index_holds_before_the_index() -> None:
     """The service reads answers of the form 0x12 LEN answer_head(id) INDEX without
     parsing them: that must be exactly the canonical encoding of an Answer by index."""
     for did in (0, 1, 127, 128, 300, 2**40):
-        head = codec.answer_head(did)
+        head = wire.answer_head(did)
         for index in (0, 1, 127):
-            raw = codec.answer_bytes(did, index)
+            raw = wire.answer_bytes(did, index)
             assert raw == b"\x12" + bytes((len(head) + 1,)) + head + bytes((index,))
-        assert codec.answer_bytes(did, 128)[2:-2] == head  # two bytes: parsed, not read
+        assert wire.answer_bytes(did, 128)[2:-2] == head  # two bytes: parsed, not read
 
 
 @pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
@@ -85,7 +86,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
     options = spec.test_variants[variant]
     for seed in range(6):
         state = spec.new_match(seed, options=options)
-        fast = codec.DecisionEncoder(5000)
+        fast = wire.DecisionEncoder(5000)
         rng = random.Random(seed)
         seen = [0, 0]
         did = 0
@@ -96,7 +97,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
             message, texts, seen_after = got
             view = state.view(turn)
             events = state.events_for(turn, seen[turn])
-            want = codec.decision_message(did, view, view.legal_actions, events, 5000, bank)
+            want = wire.decision_message(did, view, view.legal_actions, events, 5000, bank)
             assert message == want.SerializeToString(), (seed, did)
             assert list(texts) == [str(a) for a in state.legal_actions()], (seed, did)
             assert seen_after == len(state.events)
@@ -105,7 +106,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
             did += rng.choice((1, 1, 20_000))
         assert fast.decision_from_state(state, 0, did, 0, 0) is None  # the match is over
     # the legal blocks kept are the fixed draw and upcard lists, never the arrangements
-    assert set(codec._LEGAL_BLOCKS) <= {
+    assert set(decisions._LEGAL_BLOCKS) <= {
         ("draw stock", "draw discard"),
         ("draw discard", "pass"),
         ("draw stock",),
@@ -115,7 +116,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
 def test_decision_from_state_is_only_for_the_games_it_knows(game: str) -> None:
     state = get_game(game).new_match(1)
-    assert codec.DecisionEncoder(5000).decision_from_state(state, 0, 0, 0, 0) is None
+    assert wire.DecisionEncoder(5000).decision_from_state(state, 0, 0, 0, 0) is None
 
 
 def test_mapped_views_keep_protobufs_presence_rules() -> None:
@@ -134,10 +135,10 @@ def test_mapped_views_keep_protobufs_presence_rules() -> None:
         **{f.name: defaults.get(str(f.type)) for f in dataclasses.fields(RoundSummary)}
     )
     empty = RoundSummary(**{f.name: None for f in dataclasses.fields(RoundSummary)})
-    encoder = codec.DecisionEncoder(5000)
+    encoder = wire.DecisionEncoder(5000)
     for last in (blank, empty):
         changed = dataclasses.replace(view, last_round=last)
-        want = codec.view_to_proto(changed).SerializeToString()
+        want = wire.view_to_proto(changed).SerializeToString()
         assert encoder.view_bytes(changed) == want
     present = views_pb2.PlayerView.FromString(
         encoder.view_bytes(dataclasses.replace(view, last_round=blank))

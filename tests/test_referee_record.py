@@ -1,4 +1,4 @@
-"""Match records: bytes round trip through the codec, and `verify` re-runs them
+"""Match records: bytes round trip through the wire package, and `verify` re-runs them
 (ARCHITECTURE decisions 2 and 7)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import random
 import pytest
 
 from referee.clock import ClockRules
-from referee.codec import CodecError, decode_record, encode_record, record_to_proto
 from referee.engine import get_game
 from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict, verify
+from referee.wire import CodecError, decode_record, encode_record, record_to_proto
 
 
 def played_record(game: str, seed: int, options: dict[str, int]) -> MatchRecord:

@@ -74,13 +74,13 @@ def test_seen_cards_track_hand_and_discards() -> None:
 
 
 def test_request_view_is_decoded_lazily_from_the_wire() -> None:
-    from referee import codec
+    from referee import wire
 
     state = get_game("gin-three").new_match(4)
     seat = state.to_act()
     assert seat is not None
     legal = [str(a) for a in state.legal_actions()]
-    msg = codec.decision_message(3, state.view(seat), legal, state.events_for(seat), 50, 70)
+    msg = wire.decision_message(3, state.view(seat), legal, state.events_for(seat), 50, 70)
     request = Request.from_message(msg.decision, "gin-three")
     assert request._view is None
     assert request.view == state.view(seat)

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from referee.codec import decode_record, encode_record
+from referee.wire import decode_record, encode_record
 from tests.store_fixtures import finished_match
 from worker import db
 from worker.ratings import SeatResult, replay_elo
