@@ -9,12 +9,12 @@ melds separated by `` | ``.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from referee.cards import CARD_BY_ID, Card, CardError, format_cards, parse_card, parse_cards
 from referee.engine import Action, IllegalActionError
+from referee.tables import suit_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +51,6 @@ class Discard(Action):
         return f"discard {self.card}"
 
 
-T = TypeVar("T")
-
 PASS = Pass()
 DRAW_STOCK = DrawStock()
 DRAW_DISCARD = DrawDiscard()
@@ -60,24 +58,19 @@ DRAW_DISCARD = DrawDiscard()
 DISCARDS = {cid: Discard(c) for cid, c in CARD_BY_ID.items()}
 
 
-def _suit_table(suit: int, entry: Mapping[int, T]) -> list[tuple[T, ...]]:
-    """For each 13-bit mask of one suit, the entries of its cards in card order."""
-    table: list[tuple[T, ...]] = [()] * (1 << 13)
-    for m in range(1, 1 << 13):
-        low = m & -m
-        rank = low.bit_length() - 1
-        table[m] = (entry[suit * 16 + rank], *table[m ^ low])
-    return table
-
-
 #: DISCARD_TABLES[suit][13-bit mask of that suit]: the hand's discards in card order,
 #: so a hand's discard list is four look-ups (``hand >> 16 * suit & 0x1FFF``).
-DISCARD_TABLES = [_suit_table(s, DISCARDS) for s in range(4)]
+DISCARD_TABLES = suit_tables(DISCARDS)
 #: The text of every interned Discard, and the same tables as texts. The tables hold
 #: these 52 strings, not copies: 4 MB of tuples rather than 16 MB (the referee looks
 #: them up at every discard decision, and fewer bytes stay in the caches).
 DISCARD_TEXTS = {cid: str(d) for cid, d in DISCARDS.items()}
-DISCARD_TEXT_TABLES = [_suit_table(s, DISCARD_TEXTS) for s in range(4)]
+DISCARD_TEXT_TABLES = suit_tables(DISCARD_TEXTS)
+#: Per card id (0..64), the card's text (C2; "" for ids that are no card), and the texts
+#: of the events that name one drawn card: made once, not formatted at every action.
+CARD_TEXTS = [str(CARD_BY_ID[c]) if c in CARD_BY_ID else "" for c in range(65)]
+DREW_TEXTS = {cid: f"drew {c}" for cid, c in CARD_BY_ID.items()}
+DRAW_DISCARD_TEXTS = {cid: f"draw discard {c}" for cid, c in CARD_BY_ID.items()}
 
 
 #: Far above the longest action of any game (a Rummy 500 meld of thirteen is under 90

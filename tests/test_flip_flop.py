@@ -67,7 +67,7 @@ def first(state: FlipFlop, wanted: str) -> None:
 
 
 def total(state: FlipFlop) -> int:
-    return sum(state.bankroll) + sum(state.pots)
+    return sum(state.stakes.bankroll) + sum(state.stakes.pots)
 
 
 # Three quiet hands (no spreads, no 49/50), dealer last with the flip card QH.
@@ -146,11 +146,11 @@ def test_f3_unwon_pots_carry_over_and_antes_add() -> None:
     # F6: paid after the dealer's first turn; the flop pot had no claimant.
     last = state.stock[state.stock_pos - 1]
     play(state, f"discard {last}")
-    assert state.pots[2] == 3
-    assert state.bankroll[order[2]] == 37 + 3  # the flip card QH itself won the flip
+    assert state.stakes.pots[2] == 3
+    assert state.stakes.bankroll[order[2]] == 37 + 3  # the flip card QH itself won the flip
     play(state, "drop")  # a drop ends the round; round 2 antes add to the flop pot
     assert state.round_no == 2
-    assert state.pots[2] == 6
+    assert state.stakes.pots[2] == 6
 
 
 # -- F4 ------------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def test_f5_forty_nines_split_and_nobody_pays() -> None:
     assert summary.game_winners == (order[0], order[1])
     assert summary.set_asides_paid == ()
     assert summary.game_share == 1  # 3 stakes between two: the remainder stays (F12)
-    assert state.pots[0] == 1 + 3  # the remainder plus round 2's antes
+    assert state.stakes.pots[0] == 1 + 3  # the remainder plus round 2's antes
 
 
 # -- F6 ------------------------------------------------------------------------------------
@@ -236,11 +236,11 @@ def test_f6_seed_example_flip_qh_best_flip_ah_best_flop_ad() -> None:
     reveals = [(r.seat, r.pot, str(r.card)) for r in state.view(order[0]).reveals]
     assert reveals == [(order[0], "flop", "AD"), (order[1], "flip", "AH")]
     assert state.view(order[2]).players[order[1]].face_up == (parse_card("AH"),)
-    assert state.bankroll == [37, 37, 37]  # nothing is paid before the dealer's turn
+    assert state.stakes.bankroll == [37, 37, 37]  # nothing is paid before the dealer's turn
     draw(state)
     play(state, "discard 8S")
-    assert state.bankroll[order[0]] == 37 + 3 and state.bankroll[order[1]] == 37 + 3
-    assert state.pots[1:] == [0, 0]
+    assert state.stakes.bankroll[order[0]] == 37 + 3 and state.stakes.bankroll[order[1]] == 37 + 3
+    assert state.stakes.pots[1:] == [0, 0]
 
 
 def test_f6_only_a_card_that_beats_the_best_shown_is_revealed() -> None:
@@ -266,7 +266,7 @@ def test_f6_pots_paid_at_round_end_if_sooner_from_opening_hands() -> None:
     summary = state.last_round()
     assert summary is not None
     assert summary.flip_winner == order[1] and summary.flip_card == parse_card("AH")
-    assert summary.flop_winner is None and state.pots[2] == 3 + 3
+    assert summary.flop_winner is None and state.stakes.pots[2] == 3 + 3
     assert {h.seat for h in summary.shown} == set(order)
 
 
@@ -433,7 +433,7 @@ def test_f9_drop_not_lowest_pays_set_aside_and_others_split() -> None:
     assert summary.game_winners == (order[1], order[2])
     assert summary.set_asides_paid == (order[0],)
     assert summary.game_share == 2  # (3 + 1) // 2
-    assert state.bankroll[order[0]] == 36
+    assert state.stakes.bankroll[order[0]] == 36
 
 
 # -- F10 -----------------------------------------------------------------------------------
@@ -499,7 +499,7 @@ def test_f12_split_remainder_stays_in_pot() -> None:
     summary = state.last_round()
     assert summary is not None and summary.ending == "turn cap"
     assert summary.game_winners == (order[0], order[1]) and summary.game_share == 1
-    assert state.pots[0] == 1 + 3  # the remainder, plus round 2's antes
+    assert state.stakes.pots[0] == 1 + 3  # the remainder, plus round 2's antes
     assert total(state) == 120
 
 
@@ -510,7 +510,7 @@ def test_f13_all_in_player_who_wins_nothing_is_out() -> None:
     hands = ["AC 2D 3S AD 2S", "3C 5D 7S 9C JD", "4S 6S 6C TD QH"]
     state, order = deal(hands, starting_stakes=1)
     play(state, "drop")
-    assert state.eliminated_in[order[1]] == 1 and state.eliminated_in[order[2]] == 1
+    assert state.stakes.eliminated_in[order[1]] == 1 and state.stakes.eliminated_in[order[2]] == 1
     assert state.is_over()  # one player has stakes left (F14)
 
 
@@ -525,7 +525,7 @@ def test_f13_eliminated_players_are_not_dealt() -> None:
     assert [(view[s].bankroll, view[s].set_aside) for s in order[1:]] == [(0, 0)] * 3
     assert state.to_act() == order[1]
     play(state, "drop")
-    assert [state.eliminated_in[s] for s in order] == [None, None, 2, 2]
+    assert [state.stakes.eliminated_in[s] for s in order] == [None, None, 2, 2]
     assert not state.is_over() and sorted(state.order) == sorted(order[:2])
     view = state.view(order[0]).players
     assert [(view[s].in_round, view[s].hand_size) for s in order[2:]] == [(False, 0)] * 2
@@ -539,9 +539,9 @@ def test_f14_match_ends_after_max_rounds_ranked_by_bankroll() -> None:
     play(state, "drop")
     result = state.result()
     assert result is not None and result.detail["rounds"] == 1
-    assert result.scores == tuple(state.bankroll)
-    best = max(state.bankroll)
-    assert [r == 0 for r in result.ranks] == [b == best for b in state.bankroll]
+    assert result.scores == tuple(state.stakes.bankroll)
+    best = max(state.stakes.bankroll)
+    assert [r == 0 for r in result.ranks] == [b == best for b in state.stakes.bankroll]
 
 
 def test_f14_one_player_with_stakes_ends_the_match_eliminated_rank_by_round() -> None:
@@ -555,11 +555,11 @@ def test_f14_one_player_with_stakes_ends_the_match_eliminated_rank_by_round() ->
         play(state, options[0])
     result = state.result()
     assert result is not None
-    survivor = next(s for s in range(4) if state.bankroll[s] > 0)
+    survivor = next(s for s in range(4) if state.stakes.bankroll[s] > 0)
     later = next(s for s in order[:2] if s != survivor)
     assert result.ranks[survivor] == 0 and result.ranks[later] == 1
     assert result.ranks[order[2]] == result.ranks[order[3]] == 2  # same round: one place
-    assert state.eliminated_in[later] is not None and state.eliminated_in[later] > 2
+    assert state.stakes.eliminated_in[later] is not None and state.stakes.eliminated_in[later] > 2
     assert result.detail["rounds"] == state.round_no
 
 

@@ -13,13 +13,13 @@ from referee.games.flip_flop import FlipFlop
 
 
 def check_invariants(state: FlipFlop, total: int) -> None:
-    assert sum(state.bankroll) + sum(state.pots) == total  # F2
-    assert min(state.pots) >= 0
+    assert sum(state.stakes.bankroll) + sum(state.stakes.pots) == total  # F2
+    assert min(state.stakes.pots) >= 0
     for seat in range(state.num_seats):
-        assert state.bankroll[seat] >= 0
-        assert 0 <= state.set_aside[seat] <= min(1, state.bankroll[seat])  # F3
-        if state.eliminated_in[seat] is not None:  # F13
-            assert state.bankroll[seat] == 0
+        assert state.stakes.bankroll[seat] >= 0
+        assert 0 <= state.stakes.set_aside[seat] <= min(1, state.stakes.bankroll[seat])  # F3
+        if state.stakes.eliminated_in[seat] is not None:  # F13
+            assert state.stakes.bankroll[seat] == 0
             assert state.is_over() or seat not in state.order
 
 
@@ -40,7 +40,7 @@ def play_match(seed: int, seats: int, stakes: int, max_rounds: int) -> int:
         check_invariants(state, total)
     result = state.result()
     assert result is not None and result.detail["rounds"] == state.round_no
-    alive = [s for s in range(seats) if state.bankroll[s] > 0]
+    alive = [s for s in range(seats) if state.stakes.bankroll[s] > 0]
     assert alive, "every round's game pot pays at least one stake (F12)"
     assert len(alive) == 1 or state.round_no == max_rounds  # F14
     return state.round_no

@@ -130,7 +130,7 @@ def test_r3_deal_one_at_a_time_from_the_dealers_left() -> None:
         for k in range(seats):
             seat = (dealer + 1 + k) % seats
             dealt = sorted(deck[k : seats * size : seats])
-            assert sorted(s._hand_cards(seat)) == dealt
+            assert sorted(s.hand_cards(seat)) == dealt
         assert s.pile == [deck[seats * size]]
         assert s.to_act() == (dealer + 1) % seats
         assert s.view(0).hand is not None
@@ -465,7 +465,7 @@ def test_r10_floating_player_melding_all_cards_floats() -> None:
     # the floating player: the top card 9S cannot be laid off, so only the stock
     assert "draw discard" not in legal(s)
     act(s, "draw stock")
-    card = s._hand_cards(0)[0]
+    card = s.hand_cards(0)[0]
     if str(card) in ("4H", "8H"):
         assert f"lay off {card} on 1" in legal(s)
     act(s, f"discard {card}")  # going out needs a discard

@@ -25,12 +25,13 @@ from referee.games.rummy500 import (
     LayOff,
     NewMeld,
     Rummy500,
-    _holds,
     call_rummy,
     deep_draw,
+    holds,
     lay_off,
 )
-from referee.games.rummy500_melds import meldable, pos_card
+from referee.games.rummy500.legal import still_meldable
+from referee.games.rummy500.melds import meldable, pos_card
 
 
 def _reference_deep_draws(s: Rummy500) -> list[Action]:
@@ -106,7 +107,7 @@ def _check_table_index(s: Rummy500) -> None:
     assert s.natural_layoffs == {c: tuple(a) for c, a in natural.items()}
     assert sorted(s.runs) == sorted(runs)  # two decks: the same run twice
     assert s.run_ends & ends == ends and s.run_near2 & near2 == near2  # supersets
-    assert s._joker_lay_offs() == tuple(
+    assert s.joker_lay_offs() == tuple(
         lay_off(cid, True, number)
         for number, tm in enumerate(s.table, 1)
         for cid in range(64)
@@ -133,7 +134,7 @@ def test_r4_r6_scans_and_table_index_agree_with_the_plain_checks(seats: int, jok
             free = s.clone()  # the same hand and table, nothing owed
             free.pending = free.forbidden = -1
             every = [a for a in free.legal_actions() if isinstance(a, (NewMeld, LayOff))]
-            want = [a for a in every if _holds(a, s.pending) or s._still_meldable(a, s.pending)]
+            want = [a for a in every if holds(a, s.pending) or still_meldable(s, a, s.pending)]
             assert [a for a in legal if isinstance(a, (NewMeld, LayOff))] == want
             checked_owed += 1
     assert checked_draws and checked_calls and checked_owed

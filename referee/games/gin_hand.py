@@ -1,6 +1,20 @@
 """One hand of two-handed Gin Rummy (rules G1–G10), shared by Hollywood Gin and
 Gin Rummy for three. The match-level rules live in ``hollywood_gin`` and
 ``gin_three``; this module knows only a dealer, a non-dealer and 52 cards.
+
+Where each rule is played (docs/rules/hollywood-gin.md):
+
+- G1 values: ``SEARCH`` (``referee.melds.GIN_RANK_VALUES``), ``CARD_VALUE``
+- G2 deal: ``GinHand.__init__``
+- G3 first turn: ``GinHand._legal_actions`` (the upcard phases), ``GinHand.apply`` (pass)
+- G4 normal turn: ``GinHand._legal_actions``, ``GinHand._discard_actions`` (not the
+  card just taken), ``GinHand.apply``
+- G5 melds: ``referee.melds``; ``parse_gin_action`` (an arrangement's melds)
+- G6 knock: ``knock_discards``, ``GinHand.apply`` (the knocker's arrangements)
+- G7 gin, G8 lay-off, G9 hand score: ``GinHand._settle``
+  (``referee.melds.MeldSearch.best_layoff``)
+- G10 drawn hand: ``GinHand._end_turn``
+- C9 hidden information: ``referee.games.gin_views.hand_view``
 """
 
 from __future__ import annotations

@@ -1,5 +1,17 @@
 """Gin Rummy for three players (rules T1–T6 over Gin hands G1–G10): the player
-in the box against the captain, advised by the player sitting out."""
+in the box against the captain, advised by the player sitting out.
+
+Where each rule is played (docs/rules/gin-three.md):
+
+- G1–G10, one hand: ``referee.games.gin_hand`` (its docstring indexes them)
+- T1 roles for the first hand: ``GinThree._draw_roles``, ``order_by_draw``
+- T2 deal: ``GinThree._deal``
+- T3 advice: ``GinThree.legal_actions``, ``GinThree.apply``, ``GinThree.view``;
+  the captain's private events shown to the sitter in ``GinThree._deal``
+- T4 scoring, T5 rotation, T6 winning: ``GinThree._score``; T6 ranks in
+  ``GinThree.result``
+- C9 hidden information: ``GinThree.view``
+"""
 
 from __future__ import annotations
 

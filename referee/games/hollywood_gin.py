@@ -1,5 +1,17 @@
 """Hollywood Gin (rules G1–G10 per hand, H1–H5 for the match): two players,
-three game columns scored at once."""
+three game columns scored at once.
+
+Where each rule is played (docs/rules/hollywood-gin.md):
+
+- G1–G10, one hand: ``referee.games.gin_hand`` (its docstring indexes them)
+- H1 dealer: ``HollywoodGin.__init__`` (the first dealer), ``HollywoodGin._score``
+- H2 three games at once: ``ScoreSheet.enter_win``
+- H3 closing a column: ``ScoreSheet.enter_win``
+- H4 match result: ``HollywoodGin._score`` (two columns, the hand cap),
+  ``HollywoodGin.result``
+- H5 the example: ``tests/test_hollywood_gin.py`` replays it on ``ScoreSheet``
+- C9 hidden information: ``HollywoodGin.view``
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Meld building blocks for Rummy 500 (R5): runs with the ace low or high, sets of
-distinct suits, jokers standing for fixed cards, and the duplicate cards of two decks.
+"""Melds of Rummy 500 (R5): runs with the ace low or high, sets of distinct suits,
+jokers standing for fixed cards, the duplicate cards of two decks, and the melds on
+the table with the cards they accept as lay-offs (R4.2).
 
 A hand is a multiset; for "which melds contain this card" duplicates never matter
 (a meld holds each card at most once), so the searches here take the mask of the
@@ -14,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 from referee.cards import CARD_BY_ID, JOKER_ID, Card
+from referee.tables import BoundedCache
 
 JOKER = JOKER_ID
 HIGH_ACE = 13
@@ -300,3 +302,115 @@ def meldable(
     if not jokers and not pool & NEIGHBOURS[cid]:
         return False
     return forms_meld(cid, pool, jokers) or chain_reaches(cid, pool, jokers, runs)
+
+
+# -- the melds on the table ----------------------------------------------------------------
+
+#: A meld's shape: (is a run, suit or rank, low, high run position, suit mask of a set).
+Shape = tuple[bool, int, int, int, int]
+
+
+def _shape_of(slots: tuple[Card, ...]) -> Shape:
+    shape = run_shape(slots)
+    if shape is not None:
+        return (True, shape[0], shape[1], shape[2], 0)
+    sshape = set_shape(slots)
+    assert sshape is not None
+    return (False, sshape[0], 0, 0, sshape[1])
+
+
+#: SHAPES[slots]: the shape of the meld whose cards are ``slots`` (filled as met).
+SHAPES: BoundedCache[tuple[Card, ...], Shape] = BoundedCache(_shape_of)
+
+
+@cache
+def run_accept(suit: int, lo: int, hi: int) -> int:
+    """The cards a run of ``suit`` over positions lo..hi accepts as lay-offs."""
+    short = hi - lo < 12
+    low_ok = short and lo >= 1
+    high_ok = short and hi <= 12
+    if low_ok and high_ok and lo == 1 and hi == 12:
+        low_ok = False  # ruling: an ace on 2..K goes high (see run_templates)
+    found = 0
+    if low_ok:
+        found |= 1 << pos_card(suit, lo - 1)
+    if high_ok:
+        found |= 1 << pos_card(suit, hi + 1)
+    return found
+
+
+@cache
+def set_accept(rank: int, suits: int) -> int:
+    """The cards a set of ``rank`` holding the suits ``suits`` accepts as lay-offs."""
+    found = 0
+    if suits.bit_count() < 4:
+        for s in range(4):
+            if not suits >> s & 1:
+                found |= 1 << (s * 16 + rank)
+    return found
+
+
+class TableMeld:
+    """A meld on the table: its shape and, per slot, (card stood for, card there, seat)."""
+
+    __slots__ = ("accept", "hi", "is_run", "key", "lo", "number", "placed", "run_pos", "suits")
+
+    def __init__(self, slots: tuple[Card, ...], jokers: int, seat: int, number: int = 0) -> None:
+        self.number = number  # 1 for the first meld of the hand: what lay-offs name
+        self.run_pos = -1  # a run's place in Rummy500.runs, once on the table
+        self.is_run, self.key, self.lo, self.hi, self.suits = SHAPES[slots]
+        if jokers:
+            self.placed = [
+                (int(c), JOKER if jokers >> i & 1 else int(c), seat) for i, c in enumerate(slots)
+            ]
+        else:
+            self.placed = [(c, c, seat) for c in slots]
+        self.accept = self._accept()
+
+    def _accept(self) -> int:
+        """The cards that may be laid off on this meld now, as a mask."""
+        if self.is_run:
+            return run_accept(self.key, self.lo, self.hi)
+        return set_accept(self.key, self.suits)
+
+    def add(self, card: int, actual: int, seat: int) -> int:
+        """Lay off ``card`` (``actual`` is JK for a joker); returns its run position
+        (or -1 in a set)."""
+        if not self.is_run:
+            self.suits |= 1 << (card >> 4)
+            self.placed.append((card, actual, seat))
+            self.placed.sort(key=lambda t: t[0] >> 4)
+            self.accept = self._accept()
+            return -1
+        lo, hi = self.bounds_after(card)
+        if lo < self.lo:
+            self.lo = pos = lo
+            self.placed.insert(0, (card, actual, seat))
+        else:
+            self.hi = pos = hi
+            self.placed.append((card, actual, seat))
+        self.accept = self._accept()
+        return pos
+
+    def bounds_after(self, card: int) -> tuple[int, int]:
+        """(low, high) run positions of this run once ``card``, which it accepts, is
+        laid off on it."""
+        rank = card & 15
+        pos = (HIGH_ACE if self.hi == 12 else 0) if rank == 0 else rank
+        if pos == self.lo - 1:
+            return pos, self.hi
+        return self.lo, pos
+
+    def copy(self) -> TableMeld:
+        """An independent copy."""
+        other = TableMeld.__new__(TableMeld)
+        other.accept = self.accept
+        other.hi = self.hi
+        other.number = self.number
+        other.is_run = self.is_run
+        other.key = self.key
+        other.lo = self.lo
+        other.placed = list(self.placed)
+        other.run_pos = self.run_pos
+        other.suits = self.suits
+        return other

@@ -1,0 +1,545 @@
+"""The Rummy 500 match: its options, the deal (R1, R3), the hands as multisets, what
+each action does (R4–R7, R10), scoring (R8) and the end of the match (R9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from referee.actions import (
+    DISCARD_TEXTS,
+    DRAW_DISCARD_TEXTS,
+    DREW_TEXTS,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+)
+from referee.cards import JOKER, Card, SplitMix64, make_deck, shuffled_deck
+from referee.engine import (
+    Action,
+    Event,
+    GameSpec,
+    GameState,
+    IllegalActionError,
+    OptionsError,
+    Result,
+    check_range,
+    ranks_from_scores,
+    register,
+)
+from referee.games.rummy500.actions import (
+    JK,
+    NO_RUMMY,
+    CallRummy,
+    Decline,
+    DrawDeep,
+    LayOff,
+    NewMeld,
+    NoRummy,
+    format_ids,
+    holds,
+    lay_off,
+    parse_rummy500_action,
+)
+from referee.games.rummy500.legal import draw_actions, play_actions, rummy_calls
+from referee.games.rummy500.melds import (
+    JOKER_VALUE,
+    LOW_ACE_VALUE,
+    RANK_VALUES,
+    TableMeld,
+    ids,
+    pos_card,
+)
+from referee.games.rummy500.tables import CARDS
+from referee.games.rummy500.views import (
+    CALL,
+    DRAW,
+    PLAY,
+    MeldView,
+    OutcomeView,
+    Rummy500View,
+    meld_view,
+    rummy500_view,
+)
+from referee.tables import BoundedCache
+
+SCORINGS = tuple(RANK_VALUES)
+
+
+@dataclass(frozen=True, slots=True)
+class Rummy500Options:
+    """Options of Rummy 500 (R1, R2, R7, R9, R10)."""
+
+    jokers: bool = False
+    scoring: str = "standard"
+    floating: bool = False
+    unplayable_final_discard: bool = False
+    target: int = 500
+    max_turns: int = 300
+    max_hands: int = 200
+
+    def __post_init__(self) -> None:
+        if self.scoring not in SCORINGS:
+            raise OptionsError(
+                f"option 'scoring' must be one of {', '.join(SCORINGS)}, not {self.scoring!r}"
+            )
+        check_range("target", self.target, 1, 100_000)
+        check_range("max_turns", self.max_turns, 1, 100_000)
+        check_range("max_hands", self.max_hands, 1, 100_000)
+
+
+def deck_for(options: Rummy500Options, seats: int) -> list[Card]:
+    """The cards of one deal (R1): one pack for 2–4 players, two for 5–8, with two
+    jokers per pack when ``jokers`` is on."""
+    return make_deck(2 if seats >= 5 else 1, 2 if options.jokers else 0)
+
+
+class Rummy500(GameState):
+    """A Rummy 500 match.
+
+    The fields that ``legal`` and ``views`` read: per seat, the hand as multisets of
+    card ids (``m1`` the cards held at least once, ``m2`` those held twice, ``jk`` the
+    jokers, ``size`` the card count) and ``known`` (cards seen taken from the pile);
+    the ``pile`` (top last), ``stock`` from ``stock_pos``; the ``table`` of melds and
+    what it accepts (``accept``, ``joker_ok``, ``natural_layoffs``, ``takers``,
+    ``runs``, ``run_ends``, ``run_near2``); and the turn (``phase``, ``turn``,
+    ``pending``, ``at_once``, ``forbidden``, ``calls``); ``meld_views``, the views of
+    the table melds made so far.
+    """
+
+    game = "rummy-500"
+    options: Rummy500Options
+
+    def __init__(
+        self, options: Rummy500Options, seed: int, seats: int, decks: list[list[Card]]
+    ) -> None:
+        self._start(options, seed, seats, decks, deck_for(options, seats))
+        self._packs = 2 if seats >= 5 else 1
+        self._jokers_per_pack = 2 if options.jokers else 0
+        self._values = RANK_VALUES[options.scoring]
+        self._private = [frozenset((s,)) for s in range(seats)]
+        self.scores = [0] * seats
+        self.hands_played = 0
+        self.last_outcome: OutcomeView | None = None
+        self.over = False
+        self._legal: list[Action] | None = None
+        # table melds' views by content (see views.meld_view; shared by clones)
+        self.meld_views: BoundedCache[tuple[Any, ...], MeldView] = BoundedCache(meld_view, 1024)
+        dealer = self._rng.below(seats)  # R3: the first dealer is random
+        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self._deal(dealer)
+
+    # -- dealing ---------------------------------------------------------------------------
+
+    def _deal(self, dealer: int) -> None:
+        """Deal a hand (R3)."""
+        n = self.num_seats
+        if self._decks:
+            deck = self._decks.pop(0)
+        else:
+            deck = shuffled_deck(self._rng, self._packs, self._jokers_per_pack)
+        self.number = self.hands_played + 1
+        self.dealer = dealer
+        self.m1 = [0] * n  # cards held at least once
+        self.m2 = [0] * n  # cards held twice (two decks)
+        self.jk = [0] * n  # jokers held
+        self.size = [0] * n
+        self.known: list[dict[int, int]] = [{} for _ in range(n)]
+        size = 13 if n == 2 else 7
+        pos = 0
+        add = self._add
+        for _ in range(size):
+            for k in range(1, n + 1):
+                add((dealer + k) % n, deck[pos])
+                pos += 1
+        self.pile: list[Card] = [deck[pos]]
+        self.stock = deck
+        self.stock_pos = pos + 1
+        self.table: list[TableMeld] = []
+        self.accept = 0
+        self.joker_ok = False
+        self.runs: list[tuple[int, int, int]] = []
+        self.run_ends = 0  # the cards the runs on the table take (or took)
+        self.run_near2 = 0  # the cards two places beyond a run's end (or were)
+        self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
+        self.takers = [0] * 64  # per card, how many table melds take it
+        self._joker_layoffs: tuple[LayOff, ...] | None = ()
+        self.melded = [0] * n
+        self.turns = 0
+        self.pending = -1
+        self.at_once = False
+        self.forbidden = -1
+        self.discarder = -1
+        self.asker = -1
+        self.calls: tuple[Action, ...] = ()
+        events = self.events
+        events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
+        for s in range(n):
+            events.append(Event(s, f"dealt {format_ids(self.hand_cards(s))}", self._private[s]))
+        events.append(Event(None, f"upcard {self.pile[-1]}"))
+        self._start_turn((dealer + 1) % n)
+
+    def _start_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.phase = DRAW
+        self.pending = -1
+        self.at_once = False
+        self.forbidden = -1
+
+    # -- hand multisets --------------------------------------------------------------------
+
+    def _add(self, seat: int, card: int) -> None:
+        if card == JK:
+            self.jk[seat] += 1
+        else:
+            bit = 1 << card
+            if self.m1[seat] & bit:
+                self.m2[seat] |= bit
+            else:
+                self.m1[seat] |= bit
+        self.size[seat] += 1
+
+    def _remove(self, seat: int, card: int) -> None:
+        if card == JK:
+            self.jk[seat] -= 1
+        else:
+            bit = 1 << card
+            if self.m2[seat] & bit:
+                self.m2[seat] ^= bit
+            else:
+                self.m1[seat] ^= bit
+        self.size[seat] -= 1
+        known = self.known[seat]
+        if card in known:
+            if known[card] == 1:
+                del known[card]
+            else:
+                known[card] -= 1
+
+    def hand_cards(self, seat: int) -> list[Card]:
+        """The cards in ``seat``'s hand, in card order, jokers last."""
+        out = []
+        m1, m2 = self.m1[seat], self.m2[seat]
+        cards = CARDS
+        while m1:
+            low = m1 & -m1
+            card = cards[low.bit_length() - 1]
+            out.append(card)
+            if m2 & low:
+                out.append(card)
+            m1 ^= low
+        if self.jk[seat]:
+            out.extend([JOKER] * self.jk[seat])
+        return out
+
+    def _hand_value(self, seat: int) -> int:
+        values = self._values
+        total = JOKER_VALUE * self.jk[seat]
+        for cid in ids(self.m1[seat]):
+            total += values[cid & 15] * (2 if self.m2[seat] >> cid & 1 else 1)
+        return total
+
+    def _take_from_pile(self, seat: int, depth: int) -> list[Card]:
+        taken = self.pile[-depth:]
+        del self.pile[-depth:]
+        known = self.known[seat]
+        for c in taken:
+            self._add(seat, c)
+            known[c] = known.get(c, 0) + 1
+        return taken
+
+    # -- the interface ---------------------------------------------------------------------
+
+    def to_act(self) -> int | None:
+        if self.over:
+            return None
+        return self.asker if self.phase == CALL else self.turn
+
+    def parse_action(self, text: str) -> Action:
+        return parse_rummy500_action(text)
+
+    def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            if self.over:
+                legal = []
+            elif self.phase == PLAY:
+                legal = play_actions(self)
+            elif self.phase == DRAW:
+                legal = draw_actions(self)
+            else:
+                legal = [*self.calls, NO_RUMMY]
+            self._legal = legal
+        return list(legal)
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        self._legal = None
+        seat = self.turn
+        kind = type(action)
+        events = self.events
+        if kind is Discard:
+            assert isinstance(action, Discard)
+            card = action.card
+            self._remove(seat, card)
+            self.pile.append(card)
+            events.append(Event(seat, DISCARD_TEXTS[card]))
+            if self.size[seat] == 0:
+                self._end_hand("went out", seat)
+            else:
+                self._end_turn(seat, True)
+        elif kind is DrawStock:
+            card = self.stock[self.stock_pos]
+            self.stock_pos += 1
+            self._add(seat, card)
+            self.phase = PLAY
+            events.append(Event(seat, "draw stock"))
+            events.append(Event(seat, DREW_TEXTS[card], self._private[seat]))
+        elif kind is NewMeld or kind is LayOff:
+            self._place(seat, action)
+        elif kind is DrawDiscard:
+            card = self.pile.pop()
+            self._add(seat, card)
+            known = self.known[seat]
+            known[card] = known.get(card, 0) + 1
+            self.forbidden = card
+            self.phase = PLAY
+            events.append(Event(seat, DRAW_DISCARD_TEXTS[card]))
+        elif kind is DrawDeep:
+            assert isinstance(action, DrawDeep)
+            taken = self._take_from_pile(seat, action.depth)
+            self.pending = action.card
+            self.phase = PLAY
+            events.append(Event(seat, f"{action}: takes {format_ids(taken)}"))
+        elif kind is NoRummy:
+            events.append(Event(self.asker, "no rummy"))
+            nxt = (self.asker + 1) % self.num_seats
+            if nxt == self.discarder:
+                self._start_turn((self.discarder + 1) % self.num_seats)
+            else:
+                self.asker = nxt
+        elif kind is CallRummy:
+            assert isinstance(action, CallRummy)
+            caller = self.asker
+            taken = self._take_from_pile(caller, action.depth)
+            events.append(Event(caller, f"{action}: takes {format_ids(taken)}"))
+            self._start_turn(caller)
+            self.phase = PLAY
+            self.pending = action.card
+            self.at_once = True
+            if action.depth == 1:
+                self.forbidden = action.card
+        elif kind is Decline:
+            events.append(Event(seat, "decline"))
+            self._end_hand("stock empty and the player declined", None)
+        else:  # pragma: no cover - the referee checks legality first
+            raise IllegalActionError(f"{action} is not a Rummy 500 action")
+
+    def _place(self, seat: int, action: Action) -> None:
+        """A new meld or a lay-off (R4, R5): cards leave the hand and score for ``seat``."""
+        values = self._values
+        points = 0
+        if isinstance(action, NewMeld):
+            tm = TableMeld(action.slots, action.jokers, seat, len(self.table) + 1)
+            old_accept = 0
+            for i, c in enumerate(action.slots):
+                if action.jokers >> i & 1:
+                    self._remove(seat, JK)
+                    points += JOKER_VALUE
+                else:
+                    self._remove(seat, c)
+                    low_ace = tm.is_run and i == 0 and tm.lo == 0
+                    points += LOW_ACE_VALUE if low_ace else values[c & 15]
+            self.table.append(tm)
+        else:
+            assert isinstance(action, LayOff)
+            tm = self.table[action.meld - 1]
+            old_accept = tm.accept
+            actual = JK if action.joker else int(action.card)
+            self._remove(seat, actual)
+            pos = tm.add(action.card, actual, seat)
+            if action.joker:
+                points = JOKER_VALUE
+            else:
+                points = LOW_ACE_VALUE if pos == 0 else values[action.card & 15]
+        met = self.pending >= 0 and holds(action, self.pending)
+        self.melded[seat] += points
+        self.events.append(Event(seat, str(action)))
+        self._table_changed(tm, old_accept)
+        if met:
+            self.pending = -1
+            self.at_once = False
+        if self.forbidden >= 0 and holds(action, self.forbidden):
+            self.forbidden = -1  # melded; a second copy left in hand may be discarded
+        if self.size[seat] == 0:
+            if self.options.floating:  # R10: the player floats until their next turn
+                self.events.append(Event(seat, "floats"))
+                self._end_turn(seat, False)
+            else:
+                self._end_hand("went out", seat)
+
+    def _table_changed(self, changed: TableMeld, old_accept: int) -> None:
+        """Update what the table accepts, and the lay-off actions that follow, after
+        ``changed`` was made or laid off on (it accepted ``old_accept`` before): only
+        the cards it stopped or started accepting are looked at."""
+        new = changed.accept
+        takers = self.takers
+        natural = self.natural_layoffs
+        accept = self.accept
+        number = changed.number
+        gone = old_accept & ~new
+        while gone:
+            bit = gone & -gone
+            gone ^= bit
+            cid = bit.bit_length() - 1
+            takers[cid] -= 1
+            if takers[cid]:
+                natural[cid] = tuple(a for a in natural[cid] if a.meld != number)
+            else:
+                accept ^= bit
+                del natural[cid]
+        came = new & ~old_accept
+        while came:
+            bit = came & -came
+            came ^= bit
+            cid = bit.bit_length() - 1
+            takers[cid] += 1
+            if takers[cid] == 1:
+                accept |= bit
+                natural[cid] = (lay_off(cid, False, number),)
+            else:  # several melds take it: in table order
+                natural[cid] = tuple(
+                    lay_off(cid, False, tm.number) for tm in self.table if tm.accept & bit
+                )
+        self.accept = accept
+        self.joker_ok = accept != 0
+        if changed.is_run:
+            suit, lo, hi = changed.key, changed.lo, changed.hi
+            if changed.run_pos < 0:
+                changed.run_pos = len(self.runs)
+                self.runs.append((suit, lo, hi))
+            else:
+                self.runs[changed.run_pos] = (suit, lo, hi)
+            # filters for chains of lay-offs (see legal.draw_actions): kept as supersets,
+            # the cards of ends since moved stay in until the next deal
+            self.run_ends |= new
+            if lo >= 2:
+                self.run_near2 |= 1 << pos_card(suit, lo - 2)
+            if hi <= 11:
+                self.run_near2 |= 1 << pos_card(suit, hi + 2)
+        self._joker_layoffs = None
+
+    def joker_lay_offs(self) -> tuple[LayOff, ...]:
+        """Every lay-off of a joker on the table, meld by meld (made when first asked)."""
+        found = self._joker_layoffs
+        if found is None:
+            found = self._joker_layoffs = tuple(
+                lay_off(cid, True, tm.number) for tm in self.table for cid in ids(tm.accept)
+            )
+        return found
+
+    def _end_turn(self, seat: int, discarded: bool) -> None:
+        self.turns += 1
+        if self.turns >= self.options.max_turns:
+            self._end_hand("turn cap", None)
+            return
+        if discarded:
+            calls = rummy_calls(self)
+            if calls:  # R6: ask the others in order from the discarder's left
+                self.calls = calls
+                self.discarder = seat
+                self.asker = (seat + 1) % self.num_seats
+                self.phase = CALL
+                self.turn = seat
+                return
+        self._start_turn((seat + 1) % self.num_seats)
+
+    def _end_hand(self, reason: str, went_out: int | None) -> None:
+        """Score the hand (R8) and end the match (R9) or deal the next hand (R3)."""
+        n = self.num_seats
+        left = tuple(tuple(self.hand_cards(s)) for s in range(n))
+        left_points = tuple(self._hand_value(s) for s in range(n))
+        hand_scores = tuple(self.melded[s] - left_points[s] for s in range(n))
+        for s in range(n):
+            self.scores[s] += hand_scores[s]
+        self.hands_played += 1
+        self.last_outcome = OutcomeView(
+            self.number, reason, went_out, tuple(self.melded), left, left_points, hand_scores
+        )
+        events = self.events
+        who = "" if went_out is None else f"seat {went_out} "
+        events.append(Event(None, f"hand {self.number} over: {who}{reason}"))
+        for s in range(n):
+            events.append(
+                Event(
+                    None,
+                    f"seat {s} holds [{format_ids(left[s])}]: "
+                    f"{self.melded[s]} melded - {left_points[s]} = {hand_scores[s]}, "
+                    f"total {self.scores[s]}",
+                )
+            )
+        self.calls = ()
+        top = max(self.scores)
+        won = top >= self.options.target and self.scores.count(top) == 1
+        if won or self.hands_played >= self.options.max_hands:
+            self.over = True
+            events.append(Event(None, "match over"))
+            return
+        self._deal((self.dealer + 1) % n)
+
+    def clone(self) -> Rummy500:
+        """An independent copy (faster than a deep copy: cards and events are immutable)."""
+        other = Rummy500.__new__(Rummy500)
+        other.__dict__.update(self.__dict__)
+        other.events = list(self.events)
+        other._rng = SplitMix64(0)
+        other._rng.state = self._rng.state
+        other._decks = [list(d) for d in self._decks]
+        for name in ("scores", "m1", "m2", "jk", "size", "pile", "melded", "runs", "takers"):
+            setattr(other, name, list(getattr(self, name)))
+        other.natural_layoffs = dict(self.natural_layoffs)
+        other.known = [dict(k) for k in self.known]
+        other.table = [tm.copy() for tm in self.table]
+        other._legal = None
+        return other
+
+    # -- views and result ------------------------------------------------------------------
+
+    def view(self, seat: int) -> Rummy500View:
+        return rummy500_view(self, seat)
+
+    def result(self) -> Result | None:
+        if not self.over:
+            return None
+        top = max(self.scores)
+        winner = self.scores.index(top) if self.scores.count(top) == 1 else None
+        return Result(
+            ranks=ranks_from_scores(self.scores),
+            scores=tuple(self.scores),
+            detail={
+                "hands": self.hands_played,
+                "winner": winner,
+                "target_reached": top >= self.options.target,
+            },
+        )
+
+
+SPEC = register(
+    GameSpec(
+        name="rummy-500",
+        title="Rummy 500",
+        min_seats=2,
+        max_seats=8,
+        options_type=Rummy500Options,
+        factory=Rummy500,
+        deck=deck_for,
+        default_seats=4,
+        test_variants=(
+            {"max_hands": 2},
+            {"max_hands": 2, "jokers": True, "scoring": "5-10-15"},
+            {"max_hands": 2, "jokers": True, "floating": True, "unplayable_final_discard": True},
+            {"max_hands": 3, "max_turns": 12, "target": 40, "floating": True},
+        ),
+    )
+)
