@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.engine import Event, game_names, get_game
+from referee.engine import Event
+from referee.games import game_names, get_game
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "golden"
 SEEDS = (1, 2)

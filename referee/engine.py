@@ -1,4 +1,5 @@
-"""The engine interface every game implements, and the registry of games by name.
+"""The engine interface every game implements (the registry of games by name is
+``referee.games``, over the engines).
 
 Engines are pure (ARCHITECTURE decision 1): a match is determined by its game,
 options, seed (or stacked decks) and the actions applied. No I/O, no clocks,
@@ -36,7 +37,7 @@ class IllegalActionError(EngineError, ValueError):
 
 
 class UnknownGameError(EngineError, KeyError):
-    """A game name that is not registered."""
+    """A game name that no engine has."""
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -232,7 +233,7 @@ def check_range(name: str, value: int, low: int, high: int) -> None:
         raise OptionsError(f"option {name!r} must be between {low} and {high}, not {value}")
 
 
-# -- registry ------------------------------------------------------------------------------
+# -- a game, as the registry lists it -------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -274,47 +275,3 @@ class GameSpec:
             )
         opts = self.options(options)
         return self.factory(opts, seed, n, [list(d) for d in decks] if decks else [])
-
-
-_REGISTRY: dict[str, GameSpec] = {}
-
-
-def register(spec: GameSpec) -> GameSpec:
-    """Add a game to the registry (once per name)."""
-    if spec.name in _REGISTRY:
-        raise ValueError(f"game {spec.name!r} is already registered")
-    _REGISTRY[spec.name] = spec
-    return spec
-
-
-def get_game(name: str) -> GameSpec:
-    """The registered game called ``name``."""
-    _load_games()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownGameError(
-            f"unknown game {name!r}; games are: {', '.join(sorted(_REGISTRY))}"
-        ) from None
-
-
-def game_names() -> list[str]:
-    """The names of every registered game."""
-    _load_games()
-    return sorted(_REGISTRY)
-
-
-def new_match(
-    game: str,
-    seed: int,
-    *,
-    seats: int | None = None,
-    options: Mapping[str, Any] | None = None,
-    decks: Sequence[Sequence[Card]] | None = None,
-) -> GameState:
-    """Start a match of the registered game ``game``."""
-    return get_game(game).new_match(seed, seats=seats, options=options, decks=decks)
-
-
-def _load_games() -> None:
-    import referee.games  # noqa: F401  (registers the games on import)

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.clock import ClockRules
-from referee.engine import Action, EngineError, GameState, Result, get_game
+from referee.engine import Action, EngineError, GameState, Result
+from referee.games import get_game
 
 OptionScalar = int | bool | str | None
 

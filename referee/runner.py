@@ -41,7 +41,8 @@ from typing import Any
 
 from referee import wire
 from referee.clock import ClockRules, SeatClock
-from referee.engine import Action, EngineError, GameState, Result, get_game
+from referee.engine import Action, EngineError, GameState, Result
+from referee.games import get_game
 from referee.record import MatchRecord, options_dict, replay
 from referee.seats import (
     DEFAULT_INDEX,

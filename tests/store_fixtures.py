@@ -20,7 +20,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from referee.engine import Result, get_game
+from referee.engine import Result
+from referee.games import get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
 from worker import db

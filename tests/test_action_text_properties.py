@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import CARD_BY_ID, RANKS, SUITS
-from referee.engine import Action, EngineError, GameState, game_names, get_game
+from referee.engine import Action, EngineError, GameState
+from referee.games import game_names, get_game
 from tests.test_conformance import combos, random_playout
 
 #: The decisions of a playout at which a state is kept: the first few (upcards,

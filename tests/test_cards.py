@@ -135,7 +135,8 @@ GOLDEN_SEED_42 = "9H 4H 6S 7H 5S 6C 3C QD 5H AH"
 
 
 def test_c6_a_match_seed_out_of_range_is_refused_clearly() -> None:
-    from referee.engine import OptionsError, new_match
+    from referee.engine import OptionsError
+    from referee.games import new_match
 
     for bad in (-1, 2**64, "7", 1.5):
         with pytest.raises(OptionsError, match=r"a match seed is an integer in 0\.\.2"):

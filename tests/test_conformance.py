@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine import GameSpec, GameState, Result, game_names, get_game
+from referee.engine import GameSpec, GameState, Result
+from referee.games import game_names, get_game
 from tests.knowledge import HAND_FIELDS, Knowledge, view_leaks
 
 PLAYOUTS_PER_GAME = 1000

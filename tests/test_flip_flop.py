@@ -14,7 +14,8 @@ from referee.cards import (
     parse_cards,
     shuffled_deck,
 )
-from referee.engine import IllegalActionError, OptionsError, get_game, new_match
+from referee.engine import IllegalActionError, OptionsError
+from referee.games import get_game, new_match
 from referee.games.flip_flop import FlipFlop, hand_value
 
 SEED = 3

@@ -13,7 +13,7 @@ from itertools import combinations
 import pytest
 
 from referee.cards import STANDARD_CARDS, Card, format_cards, parse_cards
-from referee.engine import new_match
+from referee.games import new_match
 from referee.games.flip_flop import FlipFlop, Phase
 
 VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.engine import new_match
+from referee.games import new_match
 from referee.games.flip_flop import FlipFlop
 
 

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from referee.cards import parse_card
-from referee.engine import new_match
+from referee.games import new_match
 from referee.games.gin_three import GinThree, Roles, order_by_draw
 from tests.gin_deals import gin_deck
 

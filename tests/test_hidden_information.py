@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine import GameState, game_names, get_game
+from referee.engine import GameState
+from referee.games import game_names, get_game
 from referee.wire import decision_message
 from tests.knowledge import GAME_POT, VERB, Knowledge, known_cards, view_leaks
 from tests.test_conformance import c9_leaks, combos

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from referee.cards import parse_cards
-from referee.engine import IllegalActionError, OptionsError, new_match
+from referee.engine import IllegalActionError, OptionsError
+from referee.games import new_match
 from referee.games.gin_hand import GinHand
 from referee.games.hollywood_gin import HollywoodGin, ScoreSheet
 from referee.melds import best_arrangement

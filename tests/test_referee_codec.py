@@ -8,7 +8,7 @@ import random
 import pytest
 
 from referee import wire
-from referee.engine import game_names, get_game
+from referee.games import game_names, get_game
 from referee.wire import decisions
 from rummyarena.v1 import bot_pb2, views_pb2
 

@@ -55,7 +55,7 @@ def seat_leaks(game: str, knowledge: SeatKnowledge, msg: bot_pb2.RefereeMessage)
 
 @pytest.mark.parametrize("game", sorted(SEATS_FOR_TESTS))
 def test_c9_nothing_hidden_reaches_a_seat_on_the_wire(ref: RefereeProcess, game: str) -> None:
-    from referee.engine import game_names
+    from referee.games import game_names
 
     if game not in game_names():
         pytest.fail(f"{game} is not registered")

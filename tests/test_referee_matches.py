@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from referee.engine import game_names
+from referee.games import game_names
 from rummyarena.v1 import match_pb2
 from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture, start_bot, wait_all
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from referee.clock import ClockRules
-from referee.engine import get_game
+from referee.games import get_game
 from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict, verify
 from referee.wire import CodecError, decode_record, encode_record, record_to_proto
 

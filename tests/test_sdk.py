@@ -16,7 +16,7 @@ from bots.examples.random_bot import RandomBot
 from bots.sdk import Bot, Request, SeenCards, best_arrangement, deadwood
 from bots.sdk.local import play_local
 from referee.cards import parse_cards
-from referee.engine import get_game
+from referee.games import get_game
 from tests.referee_support import (
     EXAMPLES,
     ROOT,

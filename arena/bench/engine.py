@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from referee.engine import get_game
+from referee.games import get_game
 
 OPENSPIEL_GAME = "gin_rummy"
 OPENSPIEL_PARAMS = {"undercut_bonus": 10}

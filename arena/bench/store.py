@@ -53,7 +53,7 @@ def play_records(
     by ``policy`` ("greedy": bots.policies.gin_greedy, or "random" legal actions):
     (record, seat results, actions) each, and which codec made them."""
     from bots.policies import gin_greedy
-    from referee.engine import new_match
+    from referee.games import new_match
     from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
     from referee.wire import encode_record
 

@@ -13,7 +13,7 @@ from arena import golden
 from arena.bench.engine import bench_engine
 from arena.cli import CommandError
 from bots.policies import gin_greedy, gin_patient, play_match
-from referee.engine import game_names, get_game, new_match
+from referee.games import game_names, get_game, new_match
 from referee.games.hollywood_gin import HollywoodGin
 
 

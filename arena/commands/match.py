@@ -70,7 +70,7 @@ def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from referee.engine import get_game
+    from referee.games import get_game
     from referee.wire import clock_to_proto, options_to_proto
     from rummyarena.v1 import match_pb2
 

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bots.sdk.bot import Bot, Clock, Request
-from referee.engine import Result, get_game
+from referee.engine import Result
+from referee.games import get_game
 
 _CLOCK = Clock(0, 0)
 

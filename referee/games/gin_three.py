@@ -28,7 +28,6 @@ from referee.engine import (
     IllegalActionError,
     Result,
     ranks_from_scores,
-    register,
 )
 from referee.games.gin_hand import (
     PHASE_OVER,
@@ -264,20 +263,18 @@ class GinThree(GameState):
         )
 
 
-SPEC = register(
-    GameSpec(
-        name="gin-three",
-        title="Gin Rummy for three",
-        min_seats=3,
-        max_seats=3,
-        options_type=GinThreeOptions,
-        factory=GinThree,
-        deck=lambda options, seats: make_deck(),
-        test_variants=(
-            {"max_hands": 4},
-            {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
-            {"target": 30, "max_turns": 12, "knock_limit": 20},
-        ),
-        default_seats=3,
-    )
+SPEC = GameSpec(
+    name="gin-three",
+    title="Gin Rummy for three",
+    min_seats=3,
+    max_seats=3,
+    options_type=GinThreeOptions,
+    factory=GinThree,
+    deck=lambda options, seats: make_deck(),
+    test_variants=(
+        {"max_hands": 4},
+        {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
+        {"target": 30, "max_turns": 12, "knock_limit": 20},
+    ),
+    default_seats=3,
 )

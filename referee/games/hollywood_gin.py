@@ -24,7 +24,6 @@ from referee.engine import (
     GameSpec,
     GameState,
     Result,
-    register,
 )
 from referee.games.gin_hand import (
     PHASE_OVER,
@@ -214,20 +213,18 @@ class HollywoodGin(GameState):
         )
 
 
-SPEC = register(
-    GameSpec(
-        name="hollywood-gin",
-        title="Hollywood Gin",
-        min_seats=2,
-        max_seats=2,
-        options_type=HollywoodOptions,
-        factory=HollywoodGin,
-        deck=lambda options, seats: make_deck(),
-        test_variants=(
-            {"max_hands": 4},
-            {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
-            {"target": 30, "max_turns": 12, "knock_limit": 20},
-        ),
-        default_seats=2,
-    )
+SPEC = GameSpec(
+    name="hollywood-gin",
+    title="Hollywood Gin",
+    min_seats=2,
+    max_seats=2,
+    options_type=HollywoodOptions,
+    factory=HollywoodGin,
+    deck=lambda options, seats: make_deck(),
+    test_variants=(
+        {"max_hands": 4},
+        {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},
+        {"target": 30, "max_turns": 12, "knock_limit": 20},
+    ),
+    default_seats=2,
 )

@@ -7,16 +7,16 @@ The Gin views are translated by hand; the other games' views map by field name.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee.cards import Card, parse_card
+from referee.games.flip_flop import FlipFlopView
 from referee.games.gin_three import GinThreeView, Roles
 from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodView
+from referee.games.rummy500 import Rummy500View
 from referee.wire.protobytes import field_hints
 from referee.wire.values import CARD_TEXT, CodecError, cards_from, cards_text
 from rummyarena.v1 import views_pb2
@@ -267,17 +267,12 @@ def _register_mapped(game: str, view_type: type, oneof: str) -> None:
 
 
 def _register_other_games() -> None:
-    """The games whose views map by field name, when their engines are registered."""
-    importlib.import_module("referee.games")
-    for module_name, game, view_name, oneof in (
-        ("flip_flop", "flip-flop", "FlipFlopView", "flip_flop"),
-        ("rummy500", "rummy-500", "Rummy500View", "rummy_500"),
+    """The games whose views map to their messages field by field."""
+    for game, view_type, oneof in (
+        ("flip-flop", FlipFlopView, "flip_flop"),
+        ("rummy-500", Rummy500View, "rummy_500"),
     ):
-        # only games that referee.games registers (importing an engine registers it)
-        module = sys.modules.get(f"referee.games.{module_name}")
-        view_type = getattr(module, view_name, None)
-        if isinstance(view_type, type) and oneof in views_pb2.PlayerView.DESCRIPTOR.fields_by_name:
-            _register_mapped(game, view_type, oneof)
+        _register_mapped(game, view_type, oneof)
 
 
 _register_other_games()

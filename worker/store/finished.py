@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.clock import ClockRules
-from referee.engine import OptionsError, UnknownGameError, get_game
+from referee.engine import OptionsError, UnknownGameError
+from referee.games import get_game
 from referee.record import FORMAT_VERSION, SOURCES, STATUSES, OptionScalar
 from rummyarena.v1 import common_pb2, record_pb2
 from worker.store.base import StoreError

@@ -26,7 +26,6 @@ from referee.engine import (
     IllegalActionError,
     Result,
     check_range,
-    register,
 )
 from referee.games.flip_flop.actions import (
     Declare,
@@ -580,21 +579,19 @@ _APPLY: dict[type, Any] = {
     Pass: FlipFlop._apply_pass,
 }
 
-SPEC = register(
-    GameSpec(
-        name="flip-flop",
-        title="Game Flip Flop",
-        min_seats=3,
-        max_seats=5,
-        options_type=FlipFlopOptions,
-        factory=FlipFlop,
-        deck=lambda options, seats: make_deck(),
-        default_seats=4,
-        test_variants=(
-            {"max_rounds": 3},
-            {"starting_stakes": 3, "max_rounds": 4, "max_turns": 6},
-            {"starting_stakes": 2, "max_rounds": 4},
-            {"starting_stakes": 5, "max_rounds": 4, "max_turns": 30},
-        ),
-    )
+SPEC = GameSpec(
+    name="flip-flop",
+    title="Game Flip Flop",
+    min_seats=3,
+    max_seats=5,
+    options_type=FlipFlopOptions,
+    factory=FlipFlop,
+    deck=lambda options, seats: make_deck(),
+    default_seats=4,
+    test_variants=(
+        {"max_rounds": 3},
+        {"starting_stakes": 3, "max_rounds": 4, "max_turns": 6},
+        {"starting_stakes": 2, "max_rounds": 4},
+        {"starting_stakes": 5, "max_rounds": 4, "max_turns": 30},
+    ),
 )

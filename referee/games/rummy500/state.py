@@ -25,7 +25,6 @@ from referee.engine import (
     Result,
     check_range,
     ranks_from_scores,
-    register,
 )
 from referee.games.rummy500.actions import (
     JK,
@@ -525,21 +524,19 @@ class Rummy500(GameState):
         )
 
 
-SPEC = register(
-    GameSpec(
-        name="rummy-500",
-        title="Rummy 500",
-        min_seats=2,
-        max_seats=8,
-        options_type=Rummy500Options,
-        factory=Rummy500,
-        deck=deck_for,
-        default_seats=4,
-        test_variants=(
-            {"max_hands": 2},
-            {"max_hands": 2, "jokers": True, "scoring": "5-10-15"},
-            {"max_hands": 2, "jokers": True, "floating": True, "unplayable_final_discard": True},
-            {"max_hands": 3, "max_turns": 12, "target": 40, "floating": True},
-        ),
-    )
+SPEC = GameSpec(
+    name="rummy-500",
+    title="Rummy 500",
+    min_seats=2,
+    max_seats=8,
+    options_type=Rummy500Options,
+    factory=Rummy500,
+    deck=deck_for,
+    default_seats=4,
+    test_variants=(
+        {"max_hands": 2},
+        {"max_hands": 2, "jokers": True, "scoring": "5-10-15"},
+        {"max_hands": 2, "jokers": True, "floating": True, "unplayable_final_discard": True},
+        {"max_hands": 3, "max_turns": 12, "target": 40, "floating": True},
+    ),
 )
