@@ -35,15 +35,15 @@ import contextlib
 import logging
 import secrets
 import time
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee import wire
 from referee.clock import ClockRules, SeatClock
-from referee.engine import Action, EngineError, GameState, Result
+from referee.engine import Action, GameState, Result
 from referee.games import get_game
-from referee.record import MatchRecord, options_dict, replay
+from referee.matchlog import MatchLog
+from referee.record import MatchRecord, options_dict
 from referee.seats import (
     DEFAULT_INDEX,
     MatchPhase,
@@ -51,6 +51,7 @@ from referee.seats import (
     Seat,
     SeatLink,
     default_action,
+    pick_answer,
     worse,
 )
 from referee.wire import answer_head
@@ -108,22 +109,16 @@ class Match:
             for i, name in enumerate(seat_names)
         ]
         self.phase = MatchPhase.WAITING
-        # the actions taken, in the record's compact form (format 2): each one's index in
-        # the legal actions and its thinking time, and who chose it where not the bot
-        self._index = array("I")
-        self._think = array("I")
-        self._sources: dict[int, str] = {}
+        self.log = MatchLog(self.state)  # the actions taken, compact; events; watchers
         self.record_bytes: bytes | None = None  # the record, once finished
         self.result_pb: common_pb2.MatchResult | None = None
         self.error: str | None = None  # the referee fault that aborted the match, if any
         self.done = asyncio.Event()
-        self.watchers: list[asyncio.Queue[Any]] = []
+        self.watchers = self.log.watchers
         # the referee's own time per decision, when measured (`arena bench referee`): from
         # taking an answer to the next message being ready to send, without the transport
         self.referee_ns: list[int] | None = [] if measure else None
         self._all_joined = asyncio.Event()
-        self._published = 0  # events given to the watchers (an index into the state's)
-        self._dropped = 0  # events dropped from the front of the state's list
         self._started_ms = 0
         self._welcome: list[bytes] | None = None  # each seat's, made when the match starts
         self._abort: str | None = None  # why the match is being aborted
@@ -143,7 +138,7 @@ class Match:
     @property
     def actions_taken(self) -> int:
         """How many actions have been taken so far."""
-        return len(self._index)
+        return len(self.log.index)
 
     @property
     def decisions(self) -> int:
@@ -482,7 +477,7 @@ class Match:
                     did, encoder.view_bytes(view), texts, wire.advice_of(view), events, bank
                 )
             if len(state.events) > EVENTS_KEPT:
-                self._drop_sent_events()
+                self.log.drop_sent(seats)
             fut: asyncio.Future[Outcome] = self._create_future()
             seat.pending, seat.pending_id = fut, did
             seat.answer_head = answer_head(did)
@@ -491,21 +486,6 @@ class Match:
             pending = self._pending = (seat, did, legal, texts, msg, fut)
             return pending
         return None
-
-    def _drop_sent_events(self) -> None:
-        """Drop the events that every seat still playing has been sent and the watchers
-        have had: a long match holds only the events since its seats' last decisions (a
-        new watcher's history is re-run from the actions, :meth:`public_events`)."""
-        low = self._published
-        for seat in self.seats:
-            if not seat.forfeited and seat.seen < low:
-                low = seat.seen
-        if low:
-            del self.state.events[:low]  # in place: the engine appends to this list
-            self._dropped += low
-            self._published -= low
-            for seat in self.seats:
-                seat.seen = max(0, seat.seen - low)
 
     def _watchdog(self) -> None:
         """The match's timer: time out the pending decision if its deadline has passed,
@@ -543,7 +523,7 @@ class Match:
         if kind == "answer":
             in_time = seat.clock.charge(elapsed_ms)
             if in_time:
-                index, problem = self._pick(payload, legal, texts)
+                index, problem = pick_answer(self.state, payload, legal, texts)
                 if index is not None:
                     self._apply(seat, legal[index], think_us, "bot", index)
                     return
@@ -579,38 +559,6 @@ class Match:
         await self._send(seat, notice)
         self._apply(seat, action, think_us, fault)
 
-    def _pick(
-        self, answer: bot_pb2.Answer | int, legal: list[Action], texts: Sequence[str]
-    ) -> tuple[int | None, str]:
-        """The index of the legal action an answer (or an index read by the service)
-        names, or None and what is wrong. Whatever is wrong with a text is the seat's
-        fault, whichever error reading it raises."""
-        if isinstance(answer, int):
-            index = answer
-        elif (which := answer.WhichOneof("choice")) == "index":
-            index = answer.index
-        elif which == "text":
-            text = answer.text
-            try:
-                return texts.index(text), ""
-            except ValueError:
-                pass
-            try:
-                action = self.state.parse_action(text[:300])
-            except EngineError as exc:
-                return None, f"cannot read action {text[:80]!r}: {exc}"
-            except Exception as exc:  # a parser's own error: still not a legal action
-                log.warning("match %s: reading %r raised %r", self.id, text[:80], exc)
-                return None, f"cannot read action {text[:80]!r}"
-            if action in legal:
-                return legal.index(action), ""
-            return None, f"{action} is not a legal action now"
-        else:
-            return None, "the answer names no action (set index or text)"
-        if index < len(legal):
-            return index, ""
-        return None, f"index {index} is out of range: {len(legal)} legal actions"
-
     def _apply(
         self,
         seat: Seat,
@@ -619,36 +567,14 @@ class Match:
         source: str,
         index: int = DEFAULT_INDEX,
     ) -> None:
-        """Apply ``action`` (the ``index``-th legal action) and record it."""
+        """Apply ``action`` (the ``index``-th legal action) and log it."""
         self.state.apply(action)
-        if source != "bot":
-            self._sources[len(self._index)] = source
-        self._index.append(index)
-        self._think.append(min(think_us, 0xFFFFFFFF))
+        self.log.add(index, think_us, source)
         seat.think_us += think_us
-        if self.watchers:
-            self._publish()
-        else:
-            self._published = len(self.state.events)
-
-    def _publish(self) -> None:
-        events = self.state.events
-        new = [wire.event_to_proto(e) for e in events[self._published :] if e.visible_to is None]
-        self._published = len(events)
-        for q in self.watchers:
-            for e in new:
-                q.put_nowait(e)
 
     def public_events(self) -> list[common_pb2.Event]:
-        """The public events published so far, for a new watcher: re-run from the seed and
-        the actions taken (the match keeps only its recent events)."""
-        state = get_game(self.game).new_match(
-            self.seed, seats=len(self.seats), options=self.options
-        )
-        for _ in replay(state, self._index):
-            pass
-        events = state.events[: self._dropped + self._published]
-        return [wire.event_to_proto(e) for e in events if e.visible_to is None]
+        """The public events published so far, for a new watcher."""
+        return self.log.public_events(self.game, self.seed, len(self.seats), self.options)
 
     async def _finish(self) -> None:
         if self._timer is not None:
@@ -663,7 +589,7 @@ class Match:
                 self._abort = f"referee fault: the match stopped after {self.actions_taken} actions"
         self.phase = MatchPhase.FINISHED
         if self.watchers:
-            self._publish()
+            self.log.publish()
         head = MatchRecord(
             game=self.game,
             options=self.options,
@@ -677,9 +603,7 @@ class Match:
             status="completed" if self._abort is None else "aborted",
             reason=self._abort or "",
         )
-        msg = wire.compact_record_to_proto(
-            head, self._index, self._think, self._sources, [s.think_us for s in self.seats]
-        )
+        msg = self.log.record(head, self.seats)
         self.record_bytes = msg.SerializeToString(deterministic=True)
         result_pb = self.result_pb = msg.result
         ends = [

@@ -1,19 +1,24 @@
 """A match's seats as the runner keeps them (ARCHITECTURE decision 4): the stream a
 seat is connected by, its clock, status, strikes and forfeit, the decision it is to
-answer; and the match's phases and the faults a bot's messages can earn."""
+answer; the match's phases, the faults a bot's messages can earn, and which legal
+action an answer names."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from referee.clock import SeatClock
-from referee.engine import Action
+from referee.engine import Action, EngineError, GameState
 from referee.record import STATUSES, SeatEntry
+from rummyarena.v1 import bot_pb2
+
+log = logging.getLogger(__name__)
 
 #: Settled decision ids remembered per seat: an answer to one is ignored (a retry, or
 #: an answer sent again after rejoining), not refused.
@@ -94,3 +99,36 @@ class Seat:
     def entry(self) -> SeatEntry:
         """This seat as recorded."""
         return SeatEntry(self.name, self.status, self.strikes, self.forfeited)
+
+
+def pick_answer(
+    state: GameState, answer: bot_pb2.Answer | int, legal: list[Action], texts: Sequence[str]
+) -> tuple[int | None, str]:
+    """The index of the legal action an answer (or an index read from its bytes) names,
+    or None and what is wrong. Whatever is wrong with a text is the seat's fault,
+    whichever error reading it raises."""
+    if isinstance(answer, int):
+        index = answer
+    elif (which := answer.WhichOneof("choice")) == "index":
+        index = answer.index
+    elif which == "text":
+        text = answer.text
+        try:
+            return texts.index(text), ""
+        except ValueError:
+            pass
+        try:
+            action = state.parse_action(text[:300])
+        except EngineError as exc:
+            return None, f"cannot read action {text[:80]!r}: {exc}"
+        except Exception as exc:  # a parser's own error: still not a legal action
+            log.warning("reading %r raised %r", text[:80], exc)
+            return None, f"cannot read action {text[:80]!r}"
+        if action in legal:
+            return legal.index(action), ""
+        return None, f"{action} is not a legal action now"
+    else:
+        return None, "the answer names no action (set index or text)"
+    if index < len(legal):
+        return index, ""
+    return None, f"index {index} is out of range: {len(legal)} legal actions"
