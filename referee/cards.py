@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from referee.tables import suit_tables
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
@@ -137,18 +139,7 @@ def cards_of(mask: int) -> list[Card]:
     return out
 
 
-def _suit_tables() -> list[list[tuple[Card, ...]]]:
-    tables = []
-    for suit in range(4):
-        table: list[tuple[Card, ...]] = [()] * (SUIT_MASK + 1)
-        for m in range(1, SUIT_MASK + 1):
-            low = m & -m
-            table[m] = (CARD_BY_ID[suit * RANK_BITS + low.bit_length() - 1], *table[m ^ low])
-        tables.append(table)
-    return tables
-
-
-_SUIT_TABLES = _suit_tables()
+_SUIT_TABLES = suit_tables(CARD_BY_ID)
 
 
 def card_tuple(mask: int) -> tuple[Card, ...]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from referee.cards import CARD_BY_ID, RANK_BITS, SUIT_MASK, Card, CardError, format_cards, mask_of
+from referee.tables import BoundedCache
 
 #: Gin values by rank (G1): ace 1, 2-10 face value, J Q K 10.
 GIN_RANK_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
@@ -98,7 +99,7 @@ class MeldSearch:
             for c in meld.cards:
                 self.by_card[c].append(meld)
         self._by_card_masks = {c: [m.mask for m in ms] for c, ms in self.by_card.items()}
-        self._memo: dict[int, int] = {0: 0}
+        self._memo: BoundedCache[int, int] = BoundedCache(self._least_deadwood, _MEMO_LIMIT)
 
     # -- fast primitives on masks ----------------------------------------------------------
 
@@ -138,10 +139,13 @@ class MeldSearch:
         return self.value(mask ^ cand) + self._best(cand)
 
     def _best(self, mask: int) -> int:
-        memo = self._memo
-        found = memo.get(mask)
-        if found is not None:
-            return found
+        return self._memo[mask]
+
+    def _least_deadwood(self, mask: int) -> int:
+        """The least deadwood of the cards of ``mask`` that all lie in melds (memoised
+        in ``_memo``)."""
+        if mask == 0:
+            return 0
         low = mask & -mask
         cid = low.bit_length() - 1
         best = self.card_value[cid] + self.deadwood_value(mask ^ low)
@@ -152,10 +156,6 @@ class MeldSearch:
                     best = v
                     if v == 0:
                         break
-        if len(memo) > _MEMO_LIMIT:
-            memo.clear()
-            memo[0] = 0
-        memo[mask] = best
         return best
 
     # -- arrangements ----------------------------------------------------------------------

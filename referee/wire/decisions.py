@@ -14,6 +14,7 @@ from referee.games.gin_hand import PHASE_ARRANGE, PHASE_DISCARD, GinHand
 from referee.games.gin_three import GinThreeView
 from referee.games.gin_views import HandView, OutcomeView
 from referee.games.hollywood_gin import HollywoodGin, HollywoodView
+from referee.tables import BoundedCache
 from referee.wire.protobytes import (
     SMALL,
     VARINTS,
@@ -76,9 +77,8 @@ _PILE_CARDS = card_table(8)  # GinHandView.discard_pile
 _TAKEN_CARD = card_table(10)  # GinHandView.taken_from_discard
 _KNOCKER_DEADWOOD = card_table(6)  # GinOutcome.knocker_deadwood
 _DEFENDER_DEADWOOD = card_table(9)  # GinOutcome.defender_deadwood
-#: Encoded Decision.legal_actions entries by text (bounded: cleared when full).
-_LEGAL: dict[str, bytes] = {}
-_LEGAL_MAX = 20_000
+#: Encoded Decision.legal_actions entries by text.
+_LEGAL: BoundedCache[str, bytes] = BoundedCache(lambda text: string_field(b"\x1a", text), 20_000)
 
 
 #: GinHandView fields 1-4 (player, opponent, dealer, phase) by their values.
@@ -170,24 +170,16 @@ _KNOWN_SUITS = _suit_tables(_KNOWN_CARDS)
 _DISCARD_SUITS = _suit_tables(
     [string_field(b"\x1a", DISCARD_TEXTS[c]) if c in DISCARD_TEXTS else b"" for c in range(65)]
 )
-#: Encoded Decision.events entries by event (bounded: cleared when full). Only events
-#: with short texts are kept: those recur (a draw, a discard, a column won), while the
-#: long ones name a whole hand (a deal, an arrangement) and would only fill the table.
+#: Encoded Decision.events entries by event (bounded: cleared when full; not a
+#: BoundedCache, because only events with short texts are kept: those recur (a draw,
+#: a discard, a column won), while the long ones name a whole hand (a deal, an
+#: arrangement) and would only fill the table).
 _EVENTS: dict[Event, bytes] = {}
 _EVENTS_MAX = 20_000
 _EVENT_TEXT_KEPT = 24
 #: Encoded Decision.legal_actions blocks of the phases with fixed texts (draw, upcard):
 #: a handful of entries (the knocker's arrangements are never kept).
 _LEGAL_BLOCKS: dict[tuple[str, ...], bytes] = {}
-
-
-def _legal_entry(text: str) -> bytes:
-    entry = _LEGAL.get(text)
-    if entry is None:
-        if len(_LEGAL) >= _LEGAL_MAX:
-            _LEGAL.clear()
-        entry = _LEGAL[text] = string_field(b"\x1a", text)
-    return entry
 
 
 def _new_event_entry(e: Event) -> bytes:
@@ -460,11 +452,11 @@ class DecisionEncoder:
                 d[3][mask >> 48 & 0x1FFF],
             )
             for text in texts[mask.bit_count() :]:  # the knocks
-                parts.append(_legal_entry(text))
+                parts.append(_LEGAL[text])
         else:
             legal = _LEGAL_BLOCKS.get(texts)
             if legal is None:
-                legal = b"".join([_legal_entry(t) for t in texts])
+                legal = b"".join([_LEGAL[t] for t in texts])
                 if phase is not PHASE_ARRANGE:  # never keep the knocker's arrangements
                     _LEGAL_BLOCKS[texts] = legal
             parts.append(legal)
@@ -535,7 +527,7 @@ class DecisionEncoder:
         """The RefereeMessage of one decision, serialised, around a PlayerView already
         in bytes (:meth:`view_bytes`)."""
         parts = [uint_field(b"\x08", decision_id), delimited(b"\x12", view_bytes)]
-        parts += [_legal_entry(text) for text in legal]
+        parts += [_LEGAL[text] for text in legal]
         if advice is not None:
             parts.append(string_field(b"\x22", advice))
         known = _EVENTS
