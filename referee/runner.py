@@ -18,14 +18,14 @@ out like a silent one and cannot hold up its match. A running match keeps its
 actions in the compact form of the record (legal-action indexes and times) and
 only the events its seats have not yet been sent; a finished match is kept as
 its record's bytes until the platform releases it, within a byte budget and an
-age limit (:class:`Referee`). A fault of the referee itself, or the referee
+age limit (:class:`referee.matches.Referee`). A fault of the referee itself, or the referee
 shutting down, ends a match as ``aborted`` with the reason: never an invented
 result.
 
-The common answer, a legal index within the decision limit, is taken by the
-seat's stream reader as it comes (:meth:`Match.on_index`), which makes the next
-decision at once; the match task writes each decision and handles everything
-else.
+Every answer is read in the seat's stream reader, as it comes, by one method
+(:meth:`Match._take`); the common one, a legal action within the decision
+limit, is applied there and the next decision made at once. The match task
+writes each decision and handles everything else (the bank, faults, notices).
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ class Match:
         retry, or an answer sent again after rejoining, costs nothing."""
         did = answer.decision_id
         if seat.pending is not None and did == seat.pending_id:
-            self._resolve(seat, ("answer", answer))
+            self._take(seat, answer)
         elif did in seat.settled:
             return
         else:
@@ -256,13 +256,18 @@ class Match:
 
     def on_index(self, seat: Seat, index: int) -> None:
         """An Answer by ``index`` to the seat's pending decision (the service has matched
-        its bytes against ``seat.answer_head``).
+        its bytes against ``seat.answer_head``)."""
+        self._take(seat, index)
 
-        The common case, a legal index within the decision limit, is taken here, in the
-        stream's reader, and the next decision made at once: the match task then only
-        writes it, one pass of the event loop later, beside the decisions the other
-        matches made in the same pass (docs/performance.md). Anything else goes to the
-        match task."""
+    def _take(self, seat: Seat, answer: bot_pb2.Answer | int) -> None:
+        """The one way an answer to the seat's pending decision is taken. It is read
+        here, in the stream's reader (:func:`referee.seats.pick_answer`). The common
+        case, a legal action within the decision limit, is applied here too and the
+        next decision made at once: the match task then only writes it, one pass of the
+        event loop later, beside the decisions the other matches made in the same pass
+        (docs/performance.md). An answer that names no legal action, or that came past
+        the decision limit (the bank is drawn on), goes to the match task with what was
+        read."""
         fut = seat.pending
         if fut is None or fut.done():
             return
@@ -270,9 +275,10 @@ class Match:
         elapsed_ms = (t0 - self._sent) / 1e6
         pending = self._pending
         assert pending is not None  # made in _next together with seat.pending
-        _, did, legal, _, _, current = pending
-        if current is not fut or index >= len(legal) or elapsed_ms > self.clock.decision_ms:
-            fut.set_result(("answer", index))  # the match task settles it
+        _, did, legal, texts, _, current = pending
+        index, problem = pick_answer(self.state, answer, legal, texts)
+        if current is not fut or index is None or elapsed_ms > self.clock.decision_ms:
+            fut.set_result(("answer", (index, problem)))  # the match task settles it
             return
         try:
             self._t0 = t0
@@ -514,8 +520,8 @@ class Match:
         outcome: Outcome,
         elapsed_ms: float,
     ) -> None:
-        """Apply the seat's answer (one the reader did not take: parsed from the
-        message, past the decision limit, or not legal), or the default action with a
+        """Apply the seat's answer as :meth:`_take` read it (one it did not apply: past
+        the decision limit, or naming no legal action), or the default action with a
         strike."""
         kind, payload = outcome
         think_us = int(elapsed_ms * 1000)
@@ -523,7 +529,7 @@ class Match:
         if kind == "answer":
             in_time = seat.clock.charge(elapsed_ms)
             if in_time:
-                index, problem = pick_answer(self.state, payload, legal, texts)
+                index, problem = payload
                 if index is not None:
                     self._apply(seat, legal[index], think_us, "bot", index)
                     return
