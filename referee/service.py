@@ -274,8 +274,10 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         reply = match_pb2.GetMatchResponse(match_id=match.id, state=_STATE[match.phase])
-        if isinstance(match, FinishedMatch):
-            reply.record.MergeFromString(match.record)
+        # a match is finished, with its record, before its seats have all been told
+        record = match.record if isinstance(match, FinishedMatch) else match.record_bytes
+        if record is not None:
+            reply.record.MergeFromString(record)
             reply.result.CopyFrom(reply.record.result)
         return reply
 

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from referee import runner
 from referee.clock import ClockRules
 from referee.matches import FinishedMatch, Referee
 from referee.runner import Match
-from referee.seats import ProtocolError, SeatLink
-from rummyarena.v1 import bot_pb2
+from referee.seats import MatchPhase, ProtocolError, SeatLink
+from referee.service import MatchesServicer
+from rummyarena.v1 import bot_pb2, match_pb2
 
 CLOCK = ClockRules(decision_ms=5000, bank_ms=5000, strike_limit=3, join_ms=1000)
 #: A full-length Hollywood Gin match between random seats: seed 1 runs 8,800 actions.
@@ -118,3 +120,40 @@ def test_unreleased_matches_are_forgotten_past_the_age_limit() -> None:
     played = play_short_matches(referee, 3)
     # each finished match is forgotten as soon as it is older than the limit
     assert len(referee.finished) <= 1 and played[0].id not in referee.finished
+
+
+def test_a_finished_match_has_its_record_while_its_seats_are_still_being_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The match is finished, with its record, as soon as its result is known; the end
+    of match may still be on its way to a slow seat (up to WRITE_S): GetMatch must not
+    answer "finished" without the record meanwhile."""
+    monkeypatch.setattr(runner, "WRITE_S", 0.5)
+
+    async def main() -> tuple[int, bool]:
+        referee = Referee()
+        match = referee.create("hollywood-gin", {"max_hands": 1}, 3, ["a", "b"], CLOCK)
+        loop = asyncio.get_running_loop()
+        rng = random.Random(3)
+        for seat in match.seats:
+
+            async def write(data: bytes, seat: Any = seat) -> None:
+                msg = bot_pb2.RefereeMessage.FromString(data)
+                if msg.HasField("decision"):
+                    n = len(msg.decision.legal_actions)
+                    loop.call_soon(match.on_index, seat, rng.randrange(n))
+                elif msg.HasField("match_end"):
+                    await asyncio.sleep(3600)  # a seat that takes nothing more
+
+            match.attach(seat, SeatLink(write), "slow")
+        while match.phase is not MatchPhase.FINISHED:
+            await asyncio.sleep(0.001)
+        assert match.id in referee.matches  # not yet filed: the end is being written
+        reply = await MatchesServicer(referee).GetMatch(
+            match_pb2.GetMatchRequest(match_id=match.id), None
+        )
+        await match.done.wait()
+        return reply.state, reply.HasField("record") and reply.record.format_version > 0
+
+    state, has_record = asyncio.run(main())
+    assert state == match_pb2.MATCH_STATE_FINISHED and has_record
