@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy referee
+	$(BIN)/mypy referee arena worker bots
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2 -q

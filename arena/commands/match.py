@@ -50,7 +50,7 @@ def _stub(address: str) -> tuple[Any, Any, tuple[tuple[str, str], ...]]:
     except SecretError as exc:
         raise CommandError(str(exc)) from None
     channel = grpc.insecure_channel(address)
-    return channel, match_pb2_grpc.MatchesStub(channel), metadata
+    return channel, match_pb2_grpc.MatchesStub(channel), metadata  # type: ignore[no-untyped-call]
 
 
 def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
