@@ -60,6 +60,13 @@ def platform_secret() -> str:
     return secret
 
 
+def secret_source() -> str:
+    """Where :func:`platform_secret` takes the secret from, for the logs."""
+    if os.environ.get(SECRET_ENV, "").strip():
+        return SECRET_ENV
+    return str(arena_home() / SECRET_FILE)
+
+
 def call_metadata(secret: str) -> tuple[tuple[str, str], ...]:
     """The metadata that carries the platform's credential on a call."""
     return (("authorization", f"Bearer {secret}"),)

@@ -28,7 +28,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from referee import wire
-from referee.auth import PlatformAuth, platform_secret
+from referee.auth import PlatformAuth, platform_secret, secret_source
 from referee.clock import ClockRules
 from referee.engine import EngineError
 from referee.matches import FinishedMatch, Referee
@@ -330,8 +330,11 @@ async def _start(
 ) -> tuple[grpc.aio.Server, Referee, int, HealthServicer]:
     raise_open_files_limit()
     referee = Referee(default_clock, **referee_options)
+    if secret is None:
+        secret = platform_secret()
+        log.info("the match service takes the platform's secret from %s", secret_source())
     auth = PlatformAuth(
-        secret if secret is not None else platform_secret(),
+        secret,
         (f"/{MATCHES_SERVICE}/",),
         frozenset({f"/{MATCHES_SERVICE}/WatchMatch"}),
     )
