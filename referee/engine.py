@@ -163,6 +163,12 @@ class GameState(ABC):
         """The events from index ``since`` on that ``seat`` may see."""
         return [e for e in self.events[since:] if e.visible(seat)]
 
+    def drop_events(self, count: int) -> None:
+        """Forget the first ``count`` events (the referee has sent them to everyone who
+        may see them): ``events`` then starts with the next one. An engine that logs its
+        events in another form first must drop them there too."""
+        del self.events[:count]
+
     def clone(self) -> GameState:
         """An independent copy of this state."""
         return copy.deepcopy(self)

@@ -63,7 +63,7 @@ class MatchLog:
             if not seat.forfeited and seat.seen < low:
                 low = seat.seen
         if low:
-            del self.state.events[:low]  # in place: the engine appends to this list
+            self.state.drop_events(low)
             self.dropped += low
             self.published -= low
             for seat in seats:

@@ -164,6 +164,12 @@ class FlipFlop(GameState):
         self._made = list(value)
         self._log: list[LogEntry] = [(e.seat, e.text, None, e.visible_to) for e in value]
 
+    def drop_events(self, count: int) -> None:
+        """Forget the first ``count`` events, from the log and the events made of it."""
+        made = self.events  # every entry of the log made, so the two stay in step
+        del made[:count]
+        del self._log[:count]
+
     # -- copying ---------------------------------------------------------------------------
 
     def clone(self) -> FlipFlop:
