@@ -61,7 +61,8 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 @contextmanager
-def _errors() -> Iterator[None]:
+def store_errors() -> Iterator[None]:
+    """Store failures as a CommandError: one line, no traceback."""
     try:
         yield
     except (db.StoreUnavailable, db.MigrationError, StoreError, NoFiniteFit) as exc:
@@ -69,12 +70,12 @@ def _errors() -> Iterator[None]:
 
 
 def _with_store(body: Callable[[Store], int], **kwargs: Any) -> int:
-    with _errors(), db.database_url() as url, Store.open(url, **kwargs) as store:
+    with store_errors(), db.database_url() as url, Store.open(url, **kwargs) as store:
         return body(store)
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    with _errors(), db.database_url() as url, db.connect(url) as conn:
+    with store_errors(), db.database_url() as url, db.connect(url) as conn:
         applied = db.migrate(conn)
         known = db.applied_migrations(conn)
     for migration in applied:
@@ -155,7 +156,7 @@ def run_recompute(args: argparse.Namespace) -> int:
 def run_bench_store(args: argparse.Namespace) -> int:
     from arena.bench.store import bench_store
 
-    with _errors(), db.database_url() as url:
+    with store_errors(), db.database_url() as url:
         report = bench_store(
             url, matches=args.matches, recompute=args.recompute, workers=args.workers
         )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
+from arena.commands import bot_actions
 
 
 def register(sub: Any, bench_sub: Any) -> None:
@@ -54,9 +55,7 @@ def register(sub: Any, bench_sub: Any) -> None:
     v.add_argument("record", type=Path, help="a record file (the protobuf MatchRecord bytes)")
     v.set_defaults(func=cmd_verify)
 
-    b = sub.add_parser("bot", help="bot tools")
-    bsub = b.add_subparsers(dest="bot_command", required=True, metavar="ACTION")
-    r = bsub.add_parser("run", help="play one match with the bot defined in FILE")
+    r = bot_actions(sub).add_parser("run", help="play one match with the bot defined in FILE")
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
     r.add_argument("--referee", default=os.environ.get("ARENA_REFEREE"), help="HOST:PORT")
     r.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="the seat token")

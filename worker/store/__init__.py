@@ -16,7 +16,7 @@ from typing import Any
 
 from worker import db
 from worker.store.base import ELO_K_ENV, StoreError
-from worker.store.bots import BotStore, BotVersion
+from worker.store.bots import Bot, BotStore, BotSummary, BotVersion, RatedVersion, SeatMatch
 from worker.store.competitions import CompetitionStore
 from worker.store.finished import RECORD_FORMAT, FinishedMatch, InvalidResult, SeatOutcome
 from worker.store.matches import (
@@ -34,14 +34,18 @@ __all__ = [
     "ELO_K_ENV",
     "MATCH_STATES",
     "RECORD_FORMAT",
+    "Bot",
+    "BotSummary",
     "BotVersion",
     "CorruptRecord",
     "FinishedMatch",
     "InvalidResult",
     "Match",
+    "RatedVersion",
     "RatingRow",
     "RecomputeStats",
     "RecordEntry",
+    "SeatMatch",
     "SeatOutcome",
     "Store",
     "StoreError",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -26,11 +27,66 @@ class BotVersion:
     game: str
     manifest: Mapping[str, Any]
     submitted_by: str
+    submitted_at: datetime | None = None
 
     @property
     def label(self) -> str:
         """``name@vN``, how listings name it."""
         return f"{self.bot_name}@v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    """A registered bot name and its owner."""
+
+    id: int
+    name: str
+    owner: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BotSummary:
+    """A bot in a listing: how many versions it has, its latest one, and that version's
+    online Elo in its game (None while unrated)."""
+
+    bot: Bot
+    versions: int
+    latest: BotVersion
+    rating: float | None
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatedVersion:
+    """A bot version with its online Elo in its game (None while unrated)."""
+
+    version: BotVersion
+    rating: float | None
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatMatch:
+    """A match a bot version was seated in: the match's state and, once it is done, the
+    seat's result (rank 0 = first)."""
+
+    match_id: int
+    game: str
+    state: str
+    seat: int
+    rank: int | None
+    score: int | None
+    status: str | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+# The columns that make a BotVersion, for queries joining bot_versions v and bots b.
+_VERSION_COLUMNS = (
+    "v.id, v.bot_id, b.name, v.version, v.content_hash, v.game, v.manifest,"
+    " v.submitted_by, v.submitted_at"
+)
 
 
 class BotStore(StoreBase):
@@ -111,8 +167,8 @@ class BotStore(StoreBase):
 
     def _bot_version(self, conn: psycopg.Connection, version_id: int) -> BotVersion:
         row = conn.execute(
-            "SELECT v.id, v.bot_id, b.name, v.version, v.content_hash, v.game, v.manifest,"
-            " v.submitted_by FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = %s",
+            f"SELECT {_VERSION_COLUMNS}"
+            " FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = %s",
             (version_id,),
         ).fetchone()
         if row is None:
@@ -129,3 +185,70 @@ class BotStore(StoreBase):
             ).fetchall()
         )
         return {int(i): str(label) for i, label in rows}
+
+    def bot_by_name(self, name: str) -> Bot | None:
+        """The bot of that name, or None."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT id, name, owner, created_at FROM bots WHERE name = %s", (name,)
+            ).fetchone()
+        )
+        return None if row is None else Bot(*row)
+
+    def list_bots(self) -> list[BotSummary]:
+        """Every bot that has a version, by name: its version count, latest version and
+        that version's Elo. One statement, so the count and the latest version agree."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT b.id, b.name, b.owner, b.created_at, n.versions,"
+                f" {_VERSION_COLUMNS}, r.rating, coalesce(r.games, 0)"
+                " FROM bots b"
+                " JOIN (SELECT bot_id, count(*) AS versions, max(version) AS latest"
+                "       FROM bot_versions GROUP BY bot_id) n ON n.bot_id = b.id"
+                " JOIN bot_versions v ON v.bot_id = b.id AND v.version = n.latest"
+                " LEFT JOIN ratings r ON r.bot_version_id = v.id AND r.game = v.game"
+                " ORDER BY b.name"
+            ).fetchall()
+        )
+        return [
+            BotSummary(
+                Bot(*row[:4]),
+                int(row[4]),
+                BotVersion(*row[5:14]),
+                None if row[14] is None else float(row[14]),
+                int(row[15]),
+            )
+            for row in rows
+        ]
+
+    def bot_versions(self, bot_id: int) -> list[RatedVersion]:
+        """Every version of a bot, oldest first, each with its Elo in its game."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                f"SELECT {_VERSION_COLUMNS}, r.rating, coalesce(r.games, 0)"
+                " FROM bot_versions v JOIN bots b ON b.id = v.bot_id"
+                " LEFT JOIN ratings r ON r.bot_version_id = v.id AND r.game = v.game"
+                " WHERE v.bot_id = %s ORDER BY v.version",
+                (bot_id,),
+            ).fetchall()
+        )
+        return [
+            RatedVersion(
+                BotVersion(*row[:9]), None if row[9] is None else float(row[9]), int(row[10])
+            )
+            for row in rows
+        ]
+
+    def recent_matches(self, version_id: int, limit: int = 10) -> list[SeatMatch]:
+        """The latest ``limit`` matches a bot version was seated in, newest first (a version
+        seated twice in one match appears once per seat)."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT m.id, m.game, m.state, s.seat, s.rank, s.score, s.status,"
+                " m.created_at, m.finished_at"
+                " FROM match_seats s JOIN matches m ON m.id = s.match_id"
+                " WHERE s.bot_version_id = %s ORDER BY m.id DESC, s.seat LIMIT %s",
+                (version_id, limit),
+            ).fetchall()
+        )
+        return [SeatMatch(*row) for row in rows]

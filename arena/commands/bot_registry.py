@@ -1,0 +1,339 @@
+"""Registering bots: ``arena bot submit|list|show`` (docs/bots.md, "Registering a bot").
+
+A bot is stored as a version: a tar archive of its code, built deterministically so that
+the same content is the same archive (and so the same version), and a manifest naming the
+game and the command that starts it from the unpacked archive."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import hashlib
+import io
+import json
+import os
+import tarfile
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.cli import CommandError
+from arena.commands import bot_actions
+from arena.commands.db import store_errors
+from worker import db
+from worker.store import BotVersion, RatedVersion, SeatMatch, Store
+
+MANIFEST_FILE = "arena-bot.toml"
+ARCHIVE_FORMAT = "tar"
+# Left out of a folder's archive: what running the bot or a checkout leaves behind.
+SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff_cache"})
+HASH_SHOWN = 12
+RECENT_MATCHES = 10
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add ``arena bot submit``, ``list`` and ``show``."""
+    actions = bot_actions(sub)
+    submit = actions.add_parser("submit", help="store a bot file or folder as a new version")
+    submit.add_argument(
+        "path", type=Path, help=f"a Python bot file, or a folder with an {MANIFEST_FILE}"
+    )
+    submit.add_argument("--name", help="the bot's name (default: the file or folder stem)")
+    submit.add_argument("--game", required=True, help="the game the bot plays")
+    submit.add_argument("--owner", default=None, help="who submits it (default: the OS user name)")
+    submit.add_argument("--json", action="store_true", help="print JSON")
+    submit.set_defaults(func=cmd_submit)
+
+    listing = actions.add_parser("list", help="every bot: versions, latest, game, Elo")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(func=cmd_list)
+
+    show = actions.add_parser("show", help="a bot's versions, ratings and recent matches")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(func=cmd_show)
+
+
+# -- archives ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BotPackage:
+    """What a submission stores: the archive bytes and the command from the manifest."""
+
+    archive: bytes
+    command: list[str]
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 of the archive, as the store computes it."""
+        return hashlib.sha256(self.archive).hexdigest()
+
+
+def _folder_files(root: Path) -> Iterator[tuple[str, Path]]:
+    """``(archive name, path)`` of each file under ``root``, in sorted order."""
+    for path in sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix()):
+        relative = path.relative_to(root)
+        if SKIPPED_NAMES.intersection(relative.parts):
+            continue
+        if path.is_symlink():
+            raise CommandError(f"{path} is a symbolic link; a bot folder holds plain files")
+        if path.is_file():
+            yield relative.as_posix(), path
+
+
+def build_archive(files: list[tuple[str, Path]]) -> bytes:
+    """An uncompressed tar of ``files`` with normalized metadata (mtime 0, owner 0, no
+    user or group names, mode 644 or 755 after the owner's execute bit), in the given
+    order: the same names and contents always give the same bytes. Not compressed, since
+    compressors may change their output between versions."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, path in files:
+            data = path.read_bytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = 0
+            info.mode = 0o755 if os.stat(path).st_mode & 0o100 else 0o644
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def read_command(manifest: Path) -> list[str]:
+    """The ``command`` list of a folder's manifest."""
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{manifest} is not valid TOML: {exc}") from exc
+    command = data.get("command")
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part for part in command)
+    ):
+        raise CommandError(
+            f'{manifest} must set command = ["program", "arg", ...] (a non-empty list of strings)'
+        )
+    return command
+
+
+def package(path: Path) -> BotPackage:
+    """The archive and command of a bot file (run with ``arena bot run``) or folder."""
+    if path.is_file():
+        if path.suffix != ".py":
+            raise CommandError(f"{path} is not a Python file (.py) or a bot folder")
+        return BotPackage(
+            build_archive([(path.name, path)]),
+            ["python", "-m", "arena", "bot", "run", path.name],
+        )
+    if path.is_dir():
+        manifest = path / MANIFEST_FILE
+        if not manifest.is_file():
+            raise CommandError(f"{path} has no {MANIFEST_FILE} (it must set command = [...])")
+        return BotPackage(build_archive(list(_folder_files(path))), read_command(manifest))
+    raise CommandError(f"no bot file or folder {path}")
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def _with_store(body: Callable[[Store], int]) -> int:
+    with store_errors(), db.database_url() as url, Store.open(url) as store:
+        return body(store)
+
+
+def _rating_text(rating: float | None, games: int) -> str:
+    return "unrated" if rating is None else f"{rating:.1f} ({games} games)"
+
+
+def _version_dict(version: BotVersion) -> dict[str, Any]:
+    return {
+        "version": version.version,
+        "label": version.label,
+        "content_hash": version.content_hash,
+        "game": version.game,
+        "command": list(version.manifest.get("command", [])),
+        "submitted_by": version.submitted_by,
+        "submitted_at": None
+        if version.submitted_at is None
+        else version.submitted_at.isoformat(timespec="seconds"),
+    }
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Store a bot version; says whether the content was new."""
+    from referee.games import game_names
+
+    if args.game not in game_names():
+        raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
+    path: Path = args.path
+    bot = package(path)
+    name = args.name or (path.stem if path.is_file() else path.resolve().name)
+    owner = args.owner or getpass.getuser()
+    manifest = {"game": args.game, "command": bot.command, "archive": ARCHIVE_FORMAT}
+
+    def body(store: Store) -> int:
+        bot_id = store.add_bot(name, owner)
+        known = {v.version.content_hash for v in store.bot_versions(bot_id)}
+        version = store.add_bot_version(bot_id, bot.archive, manifest, owner)
+        new = bot.content_hash not in known
+        if version.game != args.game:
+            raise CommandError(
+                f"this content is already {version.label}, submitted for {version.game}; "
+                "a version plays one game"
+            )
+        if args.json:
+            print(json.dumps({**_version_dict(version), "new": new}))
+        elif new:
+            print(
+                f"stored {version.label} ({version.game}), sha256 "
+                f"{version.content_hash[:HASH_SHOWN]}: a new version"
+            )
+        else:
+            print(
+                f"{version.label} ({version.game}) already holds this content, sha256 "
+                f"{version.content_hash[:HASH_SHOWN]}: the same version, nothing stored"
+            )
+        return 0
+
+    return _with_store(body)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print every bot with its versions count, latest version, game and Elo."""
+
+    def body(store: Store) -> int:
+        bots = store.list_bots()
+        if args.json:
+            data = [
+                {
+                    "name": b.bot.name,
+                    "owner": b.bot.owner,
+                    "versions": b.versions,
+                    "latest": b.latest.version,
+                    "game": b.latest.game,
+                    "elo": None if b.rating is None else round(b.rating, 1),
+                    "games": b.games,
+                }
+                for b in bots
+            ]
+            print(json.dumps(data))
+            return 0
+        if not bots:
+            print("no bots yet (arena bot submit PATH --game GAME)")
+            return 0
+        rows = [("bot", "versions", "latest", "game", "elo")] + [
+            (
+                b.bot.name,
+                str(b.versions),
+                f"v{b.latest.version}",
+                b.latest.game,
+                _rating_text(b.rating, b.games),
+            )
+            for b in bots
+        ]
+        _print_table(rows)
+        return 0
+
+    return _with_store(body)
+
+
+def _match_dict(m: SeatMatch) -> dict[str, Any]:
+    return {
+        "match": m.match_id,
+        "game": m.game,
+        "state": m.state,
+        "seat": m.seat,
+        "rank": m.rank,
+        "score": m.score,
+        "status": m.status,
+        "finished_at": None
+        if m.finished_at is None
+        else m.finished_at.isoformat(timespec="seconds"),
+    }
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print a bot's versions with their Elo, and its recent matches."""
+
+    def body(store: Store) -> int:
+        bot = store.bot_by_name(args.name)
+        if bot is None:
+            raise CommandError(f"no bot named {args.name!r} (see arena bot list)")
+        versions = store.bot_versions(bot.id)
+        matches = {
+            v.version.version: store.recent_matches(v.version.id, RECENT_MATCHES) for v in versions
+        }
+        if args.json:
+            data = {
+                "name": bot.name,
+                "owner": bot.owner,
+                "versions": [
+                    {
+                        **_version_dict(v.version),
+                        "elo": None if v.rating is None else round(v.rating, 1),
+                        "games": v.games,
+                        "recent_matches": [_match_dict(m) for m in matches[v.version.version]],
+                    }
+                    for v in versions
+                ],
+            }
+            print(json.dumps(data))
+            return 0
+        print(f"{bot.name} (owner {bot.owner})")
+        _print_table(
+            [("version", "sha256", "game", "submitted", "by", "elo")]
+            + [_version_row(v) for v in versions]
+        )
+        recent = sorted(
+            ((v, m) for v, ms in matches.items() for m in ms),
+            key=lambda vm: (-vm[1].match_id, vm[1].seat),
+        )[:RECENT_MATCHES]
+        if not recent:
+            print("no matches yet")
+            return 0
+        print("recent matches:")
+        _print_table(
+            [("match", "version", "game", "state", "seat", "rank", "score", "status")]
+            + [
+                (
+                    str(m.match_id),
+                    f"v{v}",
+                    m.game,
+                    m.state,
+                    str(m.seat),
+                    "" if m.rank is None else str(m.rank),
+                    "" if m.score is None else str(m.score),
+                    m.status or "",
+                )
+                for v, m in recent
+            ]
+        )
+        return 0
+
+    return _with_store(body)
+
+
+def _version_row(v: RatedVersion) -> tuple[str, ...]:
+    when = v.version.submitted_at
+    return (
+        f"v{v.version.version}",
+        v.version.content_hash[:HASH_SHOWN],
+        v.version.game,
+        "" if when is None else when.strftime("%Y-%m-%d %H:%M"),
+        v.version.submitted_by,
+        _rating_text(v.rating, v.games),
+    )
+
+
+def _print_table(rows: Sequence[Sequence[str]]) -> None:
+    """Plain aligned columns (stable text for scripts and tests, unlike a rich table)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )

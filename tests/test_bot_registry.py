@@ -1,0 +1,197 @@
+"""Registering bots through the CLI (docs/bots.md, "Registering a bot"): content-addressed
+versions of a file or a folder with an ``arena-bot.toml``, listings with Elo, and matches."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.commands.bot_registry import MANIFEST_FILE, package
+from tests.store_fixtures import finished_match
+from worker.store import Store
+
+pytest_plugins = ["tests.store_fixtures"]
+
+GAME = "hollywood-gin"
+EXAMPLES = Path(__file__).resolve().parent.parent / "bots" / "examples"
+
+
+@pytest.fixture
+def cli_store(store: Store, store_db_url: str, monkeypatch: pytest.MonkeyPatch) -> Store:
+    """An emptied store that ``arena`` commands reach through ARENA_DATABASE_URL."""
+    monkeypatch.setenv("ARENA_DATABASE_URL", store_db_url)
+    return store
+
+
+def arena(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``arena ARGV``; its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def submit_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    code, out, err = arena(capsys, "bot", "submit", *argv, "--json")
+    assert code == 0, err
+    result: dict[str, object] = json.loads(out)
+    return result
+
+
+def test_same_file_twice_is_the_same_version(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "mybot.py"
+    shutil.copy(EXAMPLES / "minimal_bot.py", bot)
+    code, out, err = arena(capsys, "bot", "submit", str(bot), "--game", GAME, "--owner", "ann")
+    assert code == 0, err
+    assert out.startswith("stored mybot@v1 (hollywood-gin), sha256 ") and "a new version" in out
+    code, out, _ = arena(capsys, "bot", "submit", str(bot), "--game", GAME, "--owner", "ann")
+    assert code == 0
+    assert "mybot@v1" in out and "the same version, nothing stored" in out
+
+    bot.write_bytes(bot.read_bytes() + b"\n")
+    second = submit_json(capsys, str(bot), "--game", GAME, "--owner", "ann")
+    assert second["version"] == 2 and second["new"] is True
+    assert second["command"] == ["python", "-m", "arena", "bot", "run", "mybot.py"]
+    bot_row = cli_store.bot_by_name("mybot")
+    assert bot_row is not None and bot_row.owner == "ann"
+    versions = cli_store.bot_versions(bot_row.id)
+    assert [v.version.version for v in versions] == [1, 2]
+    assert versions[0].version.content_hash != versions[1].version.content_hash
+    assert all(v.version.submitted_by == "ann" for v in versions)
+
+
+def test_name_defaults_to_the_stem_and_owner_to_the_os_user(
+    cli_store: Store, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("getpass.getuser", lambda: "osuser")
+    result = submit_json(capsys, str(EXAMPLES / "random_bot.py"), "--game", GAME)
+    assert result["label"] == "random_bot@v1" and result["submitted_by"] == "osuser"
+    named = submit_json(capsys, str(EXAMPLES / "random_bot.py"), "--game", GAME, "--name", "rb")
+    assert named["label"] == "rb@v1"
+
+
+def test_folder_with_manifest_is_stored_with_a_stable_hash(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "folderbot"
+    (folder / "lib").mkdir(parents=True)
+    (folder / MANIFEST_FILE).write_text('command = ["python", "main.py"]\n')
+    (folder / "main.py").write_text("print('hi')\n")
+    (folder / "lib" / "util.py").write_text("X = 1\n")
+    first = package(folder)
+    # Another build after the files' times change, and a cache the bot's run left behind.
+    for path in folder.rglob("*"):
+        path.touch()
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\0")
+    assert package(folder).archive == first.archive
+    assert first.command == ["python", "main.py"]
+
+    result = submit_json(capsys, str(folder), "--game", "rummy-500")
+    assert result["label"] == "folderbot@v1" and result["content_hash"] == first.content_hash
+    assert result["command"] == ["python", "main.py"]
+    bot_row = cli_store.bot_by_name("folderbot")
+    assert bot_row is not None
+    stored = cli_store.bot_archive(cli_store.bot_versions(bot_row.id)[0].version.id)
+    assert stored == first.archive
+    again = submit_json(capsys, str(folder), "--game", "rummy-500")
+    assert again["version"] == 1 and again["new"] is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["bots/examples/minimal_bot.py", "--game", "chess"], "unknown game 'chess'; games: "),
+        (["no/such/bot.py", "--game", GAME], "no bot file or folder no/such/bot.py"),
+        (["bots/examples", "--game", GAME], f"has no {MANIFEST_FILE}"),
+    ],
+)
+def test_bad_submissions_fail_with_one_line(
+    cli_store: Store, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = arena(capsys, "bot", "submit", *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("arena bot: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_manifest_and_same_content_for_another_game(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / MANIFEST_FILE).write_text("command = 'python main.py'\n")
+    code, _, err = arena(capsys, "bot", "submit", str(tmp_path), "--game", GAME)
+    assert code == 2 and "must set command = [" in err
+    bot = EXAMPLES / "minimal_bot.py"
+    submit_json(capsys, str(bot), "--game", GAME)
+    code, _, err = arena(capsys, "bot", "submit", str(bot), "--game", "gin-three")
+    assert code == 2 and "already minimal_bot@v1, submitted for hollywood-gin" in err
+
+
+def test_example_bots_list_and_show(cli_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    examples = sorted(EXAMPLES.glob("*_bot.py"))
+    assert len(examples) == 3
+    for path in examples:
+        submit_json(capsys, str(path), "--game", GAME, "--owner", "tester")
+
+    code, out, _ = arena(capsys, "bot", "list")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["bot", "versions", "latest", "game", "elo"]
+    assert [line.split() for line in lines[1:]] == [
+        [p.stem, "1", "v1", GAME, "unrated"] for p in examples
+    ]
+
+    code, out, _ = arena(capsys, "bot", "show", "minimal_bot")
+    assert code == 0
+    assert out.splitlines()[0] == "minimal_bot (owner tester)"
+    assert "v1" in out and "unrated" in out and out.rstrip().endswith("no matches yet")
+
+    # Two of them play a match, which finishes and rates them.
+    labels = {p.stem: p for p in examples}
+    ids = {}
+    for name in labels:
+        bot_row = cli_store.bot_by_name(name)
+        assert bot_row is not None
+        ids[name] = cli_store.bot_versions(bot_row.id)[0].version.id
+    match = cli_store.create_match(GAME, [ids["minimal_bot"], ids["random_bot"]], seed=3)
+    claimed = cli_store.claim_match("worker-1")
+    assert claimed is not None and claimed.id == match.id
+    assert cli_store.finish_match(match.id, "worker-1", finished_match(GAME, [0, 1], [25, 0]))
+    queued = cli_store.create_match(GAME, [ids["random_bot"], ids["minimal_bot"]], seed=4)
+
+    code, out, _ = arena(capsys, "bot", "list", "--json")
+    listing = {row["name"]: row for row in json.loads(out)}
+    assert listing["minimal_bot"]["elo"] > 1500 > listing["random_bot"]["elo"]
+    assert listing["minimal_bot"]["games"] == 1
+    assert listing["heuristic_bot"]["elo"] is None
+
+    code, out, _ = arena(capsys, "bot", "show", "minimal_bot")
+    assert code == 0
+    assert "(1 games)" in out and "recent matches:" in out
+    rows = [line.split() for line in out.splitlines()[out.splitlines().index("recent matches:") :]]
+    assert rows[1] == ["match", "version", "game", "state", "seat", "rank", "score", "status"]
+    assert rows[2] == [str(queued.id), "v1", GAME, "queued", "1"]
+    assert rows[3] == [str(match.id), "v1", GAME, "done", "0", "0", "25", "ok"]
+
+    code, out, _ = arena(capsys, "bot", "show", "random_bot", "--json")
+    shown = json.loads(out)
+    assert shown["name"] == "random_bot" and len(shown["versions"]) == 1
+    version = shown["versions"][0]
+    assert version["elo"] < 1500 and version["submitted_by"] == "tester"
+    assert [(m["match"], m["state"], m["rank"]) for m in version["recent_matches"]] == [
+        (queued.id, "queued", None),
+        (match.id, "done", 1),
+    ]
+
+    code, _, err = arena(capsys, "bot", "show", "nobody")
+    assert code == 2 and "no bot named 'nobody'" in err
+
+
+def test_empty_registry(cli_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    assert arena(capsys, "bot", "list")[1].startswith("no bots yet")
+    assert arena(capsys, "bot", "list", "--json")[1].strip() == "[]"
