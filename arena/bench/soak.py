@@ -1,8 +1,8 @@
 """`arena bench referee --soak N`: the referee's memory over many matches.
 
 A referee process plays N short Hollywood Gin matches one after another (after a
-warm-up of W more), its seats
-played over loopback by two random players in this process. After each match the
+warm-up of W more), its seats played over loopback by the SDK's random bot in this
+process. After each match the
 platform's part is played too: the record fetched and the match released (or not,
 with ``release=False``, to see what the keep limits hold). The referee's resident
 memory (VmRSS) is read after a warm-up and at the end; the figure is its growth per
@@ -23,11 +23,14 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import grpc
 
+from bots.examples.random_bot import RandomBot
+from bots.sdk.client import play
 from referee.auth import SECRET_ENV, call_metadata
 from referee.clock import ClockRules
 from referee.matches import Referee
@@ -35,7 +38,6 @@ from referee.runner import Match
 from referee.seats import SeatLink
 from rummyarena.v1 import bot_pb2, match_pb2, match_pb2_grpc
 
-PLAY = "/rummyarena.v1.Referee/Play"
 #: A full-length Hollywood Gin match between random seats (8,800 actions).
 LONG_SEED = 1
 
@@ -48,19 +50,23 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-async def _seat(channel: grpc.aio.Channel, token: str, rng: random.Random) -> None:
-    call = channel.stream_stream(PLAY)()
-    await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString())
-    while (raw := await call.read()) is not grpc.aio.EOF:
-        msg = bot_pb2.RefereeMessage.FromString(raw)
-        if msg.HasField("decision"):
-            d = msg.decision
-            answer = bot_pb2.Answer(
-                decision_id=d.decision_id, index=rng.randrange(len(d.legal_actions))
-            )
-            await call.write(bot_pb2.BotMessage(answer=answer).SerializeToString())
-        elif msg.HasField("match_end"):
-            await call.done_writing()
+def _seat_randomly(
+    match: Match, rng: random.Random, on_decision: Callable[[], None] | None = None
+) -> None:
+    """Attach every seat of ``match`` to an in-process stream that answers each decision
+    with a random legal index (``on_decision`` is called at each one)."""
+    loop = asyncio.get_running_loop()
+    for seat in match.seats:
+
+        async def write(data: bytes, seat: Any = seat) -> None:
+            msg = bot_pb2.RefereeMessage.FromString(data)
+            if msg.HasField("decision"):
+                if on_decision is not None:
+                    on_decision()
+                n = len(msg.decision.legal_actions)
+                loop.call_soon(match.on_index, seat, rng.randrange(n))
+
+        match.attach(seat, SeatLink(write), "random")
 
 
 async def _soak(
@@ -76,8 +82,7 @@ async def _soak(
             req = match_pb2.CreateMatchRequest(game="hollywood-gin", seed=i, seat_names=["a", "b"])
             req.options["max_hands"].int_value = 1
             created = await matches.CreateMatch(req, metadata=md)
-            rng = random.Random(i)
-            await asyncio.gather(*(_seat(channel, t, rng) for t in created.tokens))
+            await asyncio.gather(*(play(RandomBot(i), address, t, channel) for t in created.tokens))
             reply = await matches.GetMatch(
                 match_pb2.GetMatchRequest(match_id=created.match_id), metadata=md
             )
@@ -118,22 +123,15 @@ def running_match_bytes(seed: int = LONG_SEED) -> tuple[int, int]:
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         match: Match = referee.create("hollywood-gin", None, seed, ["a", "b"], clock)
-        loop = asyncio.get_running_loop()
-        rng = random.Random(seed)
         peak, count = 0, 0
-        for seat in match.seats:
 
-            async def write(data: bytes, seat: Any = seat) -> None:
-                nonlocal peak, count
-                msg = bot_pb2.RefereeMessage.FromString(data)
-                if msg.HasField("decision"):
-                    count += 1
-                    if count % 250 == 0:
-                        peak = max(peak, tracemalloc.get_traced_memory()[0] - base)
-                    n = len(msg.decision.legal_actions)
-                    loop.call_soon(match.on_index, seat, rng.randrange(n))
+        def sample() -> None:
+            nonlocal peak, count
+            count += 1
+            if count % 250 == 0:
+                peak = max(peak, tracemalloc.get_traced_memory()[0] - base)
 
-            match.attach(seat, SeatLink(write), "random")
+        _seat_randomly(match, random.Random(seed), sample)
         await match.done.wait()
         tracemalloc.stop()
         return peak, match.actions_taken
@@ -149,7 +147,6 @@ def in_process_growth(count: int, warm: int) -> dict[str, float]:
 
     async def main() -> dict[str, float]:
         referee = Referee()
-        loop = asyncio.get_running_loop()
         before = None
         for i in range(warm + count):
             if i == warm:
@@ -157,18 +154,7 @@ def in_process_growth(count: int, warm: int) -> dict[str, float]:
                 tracemalloc.start()
                 before = tracemalloc.take_snapshot()
             match = referee.create("hollywood-gin", {"max_hands": 1}, i, ["a", "b"], clock)
-            rng = random.Random(i)
-            for seat in match.seats:
-
-                async def write(
-                    data: bytes, seat: Any = seat, match: Match = match, rng: Any = rng
-                ) -> None:
-                    msg = bot_pb2.RefereeMessage.FromString(data)
-                    if msg.HasField("decision"):
-                        n = len(msg.decision.legal_actions)
-                        loop.call_soon(match.on_index, seat, rng.randrange(n))
-
-                match.attach(seat, SeatLink(write), "random")
+            _seat_randomly(match, random.Random(i))
             await match.done.wait()
             await asyncio.sleep(0)  # the referee files it as finished
             referee.release(match.id)

@@ -14,15 +14,14 @@ import json
 import os
 import tarfile
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
 from arena.commands import bot_actions
-from arena.commands.db import store_errors
-from worker import db
+from arena.commands.db import with_store
 from worker.store import BotVersion, RatedVersion, SeatMatch, Store
 
 MANIFEST_FILE = "arena-bot.toml"
@@ -141,11 +140,6 @@ def package(path: Path) -> BotPackage:
 # -- commands ------------------------------------------------------------------------------
 
 
-def _with_store(body: Callable[[Store], int]) -> int:
-    with store_errors(), db.database_url() as url, Store.open(url) as store:
-        return body(store)
-
-
 def _rating_text(rating: float | None, games: int) -> str:
     return "unrated" if rating is None else f"{rating:.1f} ({games} games)"
 
@@ -200,7 +194,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         return 0
 
-    return _with_store(body)
+    return with_store(body)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -239,7 +233,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         _print_table(rows)
         return 0
 
-    return _with_store(body)
+    return with_store(body)
 
 
 def _match_dict(m: SeatMatch) -> dict[str, Any]:
@@ -315,7 +309,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
         return 0
 
-    return _with_store(body)
+    return with_store(body)
 
 
 def _version_row(v: RatedVersion) -> tuple[str, ...]:

@@ -69,7 +69,9 @@ def store_errors() -> Iterator[None]:
         raise CommandError(str(exc)) from exc
 
 
-def _with_store(body: Callable[[Store], int], **kwargs: Any) -> int:
+def with_store(body: Callable[[Store], int], **kwargs: Any) -> int:
+    """Run ``body`` on a store opened on the configured database; store failures as a
+    CommandError."""
     with store_errors(), db.database_url() as url, Store.open(url, **kwargs) as store:
         return body(store)
 
@@ -138,7 +140,7 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(table)
         return 0
 
-    return _with_store(body)
+    return with_store(body)
 
 
 def run_recompute(args: argparse.Namespace) -> int:
@@ -150,7 +152,7 @@ def run_recompute(args: argparse.Namespace) -> int:
         )
         return 0
 
-    return _with_store(body)
+    return with_store(body)
 
 
 def run_bench_store(args: argparse.Namespace) -> int:
