@@ -72,16 +72,29 @@ class MatchLog:
     def public_events(
         self, game: str, seed: int, seats: int, options: Mapping[str, Any]
     ) -> list[common_pb2.Event]:
-        """The public events published so far, re-run from the seed and the actions
-        logged (the match keeps only its recent events)."""
-        state = get_game(game).new_match(seed, seats=seats, options=options)
-        for _ in replay(state, self.index):
-            pass
-        events = state.events[: self.dropped + self.published]
-        return [wire.event_to_proto(e) for e in events if e.visible_to is None]
+        """The public events published so far (the match keeps only its recent ones)."""
+        return public_events(game, seed, seats, options, self.index, self.dropped + self.published)
 
     def record(self, head: MatchRecord, seats: Iterable[Seat]) -> record_pb2.MatchRecord:
         """The match's record: ``head`` (everything but the actions) with the actions
         logged and each seat's thinking time."""
         think = [seat.think_us for seat in seats]
         return wire.compact_record_to_proto(head, self.index, self.think, self.sources, think)
+
+
+def public_events(
+    game: str,
+    seed: int,
+    seats: int,
+    options: Mapping[str, Any],
+    indexes: Iterable[int],
+    count: int | None = None,
+) -> list[common_pb2.Event]:
+    """The public events of a match (the first ``count`` of all its events, or all),
+    re-run from its seed and its actions' indexes: a new watcher's history, of a match
+    running or finished."""
+    state = get_game(game).new_match(seed, seats=seats, options=options)
+    for _ in replay(state, indexes):
+        pass
+    events = state.events if count is None else state.events[:count]
+    return [wire.event_to_proto(e) for e in events if e.visible_to is None]

@@ -32,7 +32,7 @@ from referee.auth import PlatformAuth, platform_secret, secret_source
 from referee.clock import ClockRules
 from referee.engine import EngineError
 from referee.matches import FinishedMatch, Referee
-from referee.record import new_state, replay
+from referee.matchlog import public_events
 from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
 from referee.wire import read_index
@@ -244,7 +244,14 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         if isinstance(match, FinishedMatch):
             record = match_pb2.GetMatchResponse().record
             record.MergeFromString(match.record)
-            for event in _public_events(match.record):
+            history = public_events(
+                record.game,
+                record.seed,
+                len(record.seats),
+                wire.options_from_proto(record.options),
+                record.action_index,
+            )
+            for event in history:
                 yield match_pb2.MatchUpdate(event=event)
             yield match_pb2.MatchUpdate(result=record.result)
             return
@@ -290,15 +297,6 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         return match_pb2.ReleaseMatchResponse(released=released)
-
-
-def _public_events(record_bytes: bytes) -> list[common_pb2.Event]:
-    """The public events of a finished match, re-run from its record."""
-    record = wire.decode_record(record_bytes)
-    state = new_state(record)
-    for _ in replay(state, (entry.index for entry in record.actions)):
-        pass
-    return [wire.event_to_proto(e) for e in state.events if e.visible_to is None]
 
 
 def raise_open_files_limit() -> int:

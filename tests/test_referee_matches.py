@@ -81,6 +81,14 @@ def test_watch_streams_public_events_then_the_result(ref: RefereeProcess) -> Non
     assert any(t.startswith("upcard") for t in texts)
     # C9: a spectator never sees dealt hands, stock draws or the sitter's advice
     assert not any(t.startswith(("dealt", "drew", "advise", "no advice")) for t in texts)
+    # a watcher of the finished match gets the same history, re-run from the record
+    again = list(
+        ref.matches.WatchMatch(
+            match_pb2.WatchMatchRequest(match_id=match.match_id), metadata=ref.metadata
+        )
+    )
+    assert [u.event for u in again if u.HasField("event")] == events
+    assert again[-1].result == updates[-1].result
     ref.record(match.match_id)
 
 
