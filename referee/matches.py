@@ -11,7 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.clock import ClockRules
 from referee.runner import WRITE_S, Match
@@ -43,7 +43,7 @@ class FinishedMatch:
     record: bytes
     tokens: tuple[str, ...]
     finished_at: float  # time.monotonic()
-    phase: MatchPhase = MatchPhase.FINISHED
+    phase: ClassVar[MatchPhase] = MatchPhase.FINISHED
 
     @property
     def size(self) -> int:

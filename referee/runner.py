@@ -114,7 +114,6 @@ class Match:
         self.result_pb: common_pb2.MatchResult | None = None
         self.error: str | None = None  # the referee fault that aborted the match, if any
         self.done = asyncio.Event()
-        self.watchers = self.log.watchers
         # the referee's own time per decision, when measured (`arena bench referee`): from
         # taking an answer to the next message being ready to send, without the transport
         self.referee_ns: list[int] | None = [] if measure else None
@@ -594,7 +593,7 @@ class Match:
             if result is None:  # the play ended before the match did: a referee fault
                 self._abort = f"referee fault: the match stopped after {self.actions_taken} actions"
         self.phase = MatchPhase.FINISHED
-        if self.watchers:
+        if self.log.watchers:
             self.log.publish()
         head = MatchRecord(
             game=self.game,
@@ -623,7 +622,7 @@ class Match:
             if seat.link is not None:
                 seat.link.finished.set()
             seat.pending = None
-        for q in self.watchers:
+        for q in self.log.watchers:
             q.put_nowait(self.result_pb)
             q.put_nowait(None)
         self.done.set()

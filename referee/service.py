@@ -257,7 +257,7 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
             return
         history = match.public_events()
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        match.watchers.append(queue)
+        match.log.watchers.append(queue)
         try:
             for event in history:
                 yield match_pb2.MatchUpdate(event=event)
@@ -270,7 +270,7 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
                 else:
                     yield match_pb2.MatchUpdate(result=item)
         finally:
-            match.watchers.remove(queue)
+            match.log.watchers.remove(queue)
 
     async def GetMatch(
         self, request: match_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
