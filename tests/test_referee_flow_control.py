@@ -17,7 +17,7 @@ from h2.events import ConnectionTerminated, DataReceived, StreamEnded, StreamRes
 from h2.settings import SettingCodes, Settings
 
 from referee.runner import WRITE_S
-from rummyarena.v1 import bot_pb2
+from rummyarena.v1 import bot_pb2, match_pb2
 from tests.referee_support import PLAY, RefereeProcess, play_raw_seat, referee_fixture, statuses
 
 DECISION_MS = 300
@@ -145,8 +145,9 @@ def check_finished_without(
     assert statuses(record)[0][1] is False
 
 
-def test_a_seat_that_grants_no_window_cannot_hang_its_match(ref: RefereeProcess) -> None:
-    m = ref.create(
+def one_hand(ref: RefereeProcess) -> match_pb2.CreateMatchResponse:
+    """A one-hand Hollywood Gin match with the tests' short clocks."""
+    return ref.create(
         "hollywood-gin",
         2,
         seed=3,
@@ -156,6 +157,10 @@ def test_a_seat_that_grants_no_window_cannot_hang_its_match(ref: RefereeProcess)
         strike_limit=3,
         join_ms=5000,
     )
+
+
+def test_a_seat_that_grants_no_window_cannot_hang_its_match(ref: RefereeProcess) -> None:
+    m = one_hand(ref)
     seat = WithholdingSeat(window=0)
     honest, took = asyncio.run(play_beside(ref.address, list(m.tokens), seat))
     assert took < BOUND_S
@@ -167,16 +172,7 @@ def test_a_seat_that_grants_no_window_cannot_hang_its_match(ref: RefereeProcess)
 def test_a_seat_that_stops_granting_window_mid_match_cannot_hang_it(
     ref: RefereeProcess,
 ) -> None:
-    m = ref.create(
-        "hollywood-gin",
-        2,
-        seed=3,
-        options={"max_hands": 1},
-        decision_ms=DECISION_MS,
-        bank_ms=BANK_MS,
-        strike_limit=3,
-        join_ms=5000,
-    )
+    m = one_hand(ref)
     # room for the Welcome and a few decisions, then the referee's writes stall
     seat = WithholdingSeat(window=3000)
     honest, took = asyncio.run(play_beside(ref.address, list(m.tokens), seat))
