@@ -66,3 +66,9 @@ def test_a_wrong_secret_is_refused_with_what_to_do(
     assert main(["match", "get", "nope", "--referee", referee.address]) == 2
     err = capsys.readouterr().err
     assert "refused the platform's credential" in err and "ARENA_REFEREE_SECRET" in err
+
+
+def test_referee_limits_out_of_range_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--grace", "-1"], ["--keep-mb", "-5"], ["--max-waiting", "0"]):
+        assert main(["referee", "--port", "0", *bad]) == 2
+        assert "must be 0 or more, --max-waiting at least 1" in capsys.readouterr().err

@@ -101,6 +101,11 @@ def cmd_referee(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
+    if args.grace < 0 or args.keep_mb < 0 or args.keep_minutes < 0 or args.max_waiting < 1:
+        raise CommandError(
+            "--grace, --keep-mb and --keep-minutes must be 0 or more, --max-waiting at least 1"
+        )
+
     def ready(port: int) -> None:
         print(f"referee listening on {args.host}:{port}", flush=True)
 
