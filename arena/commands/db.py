@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli import CommandError
-from worker import db
+from worker import broker, db
 from worker.ratings import NoFiniteFit
 from worker.store import Store, StoreError
 
@@ -62,10 +62,16 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 @contextmanager
 def store_errors() -> Iterator[None]:
-    """Store failures as a CommandError: one line, no traceback."""
+    """Store (and broker) failures as a CommandError: one line, no traceback."""
     try:
         yield
-    except (db.StoreUnavailable, db.MigrationError, StoreError, NoFiniteFit) as exc:
+    except (
+        db.StoreUnavailable,
+        db.MigrationError,
+        broker.BrokerUnavailable,
+        StoreError,
+        NoFiniteFit,
+    ) as exc:
         raise CommandError(str(exc)) from exc
 
 

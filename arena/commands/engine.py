@@ -1,4 +1,4 @@
-"""Engine commands: ``arena demo``, ``arena golden``, and ``arena bench engine``."""
+"""Engine commands: ``arena sheet``, ``arena golden``, and ``arena bench engine``."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ from referee.games.hollywood_gin import HollywoodGin
 
 
 def register(sub: Any, bench_sub: Any) -> None:
-    demo = sub.add_parser("demo", help="play one seeded Hollywood Gin match and print the sheet")
-    demo.add_argument("--seed", type=int, default=2026, help="match seed (default 2026)")
-    demo.set_defaults(func=run_demo)
+    sheet = sub.add_parser(
+        "sheet", help="play one seeded Hollywood Gin match in this process and print its sheet"
+    )
+    sheet.add_argument("--seed", type=int, default=2026, help="match seed (default 2026)")
+    sheet.set_defaults(func=run_sheet)
 
     gold = sub.add_parser("golden", help="golden match records (tests/golden)")
     gold.add_argument("action", choices=["regenerate", "check"])
@@ -54,7 +56,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run_sheet(args: argparse.Namespace) -> int:
     console = Console()
     state = new_match("hollywood-gin", args.seed)
     assert isinstance(state, HollywoodGin)

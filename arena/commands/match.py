@@ -1,5 +1,7 @@
-"""``arena match create`` (get seat tokens from a running referee) and ``arena match get``
-(a match's state and result, and its record written to a file for ``arena verify``)."""
+"""``arena match create`` (get seat tokens from a running referee), ``arena match get``
+(a match's state and result, and its record written to a file for ``arena verify``) and
+``arena match show`` (a stored match of the platform: its seats, results and what
+happened)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,12 @@ def register(sub: Any, bench_sub: Any) -> None:
     g.add_argument("--referee", default=default_referee, help="HOST:PORT of the referee")
     g.add_argument("--record", type=Path, default=None, help="write the record bytes here")
     g.set_defaults(func=cmd_get)
+
+    s = msub.add_parser("show", help="a stored match: bots, results, status and its public events")
+    s.add_argument("id", type=int, help="the match's id in the store")
+    s.add_argument("--record", type=Path, default=None, help="write the record bytes here")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_show)
 
 
 def _stub(address: str) -> tuple[Any, Any, tuple[tuple[str, str], ...]]:
@@ -139,3 +147,80 @@ def cmd_get(args: argparse.Namespace) -> int:
         args.record.write_bytes(reply.record.SerializeToString())
         print(f"record written to {args.record}; check it with `arena verify {args.record}`")
     return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """A stored match, with its public events replayed from its record."""
+    from arena.commands.db import with_store
+    from referee.matchlog import public_events
+    from referee.wire import decode_record
+    from worker.store import Store
+
+    def body(store: Store) -> int:
+        match = store.match(args.id)
+        if match is None:
+            raise CommandError(f"no match {args.id} in the store")
+        labels = store.labels(match.seats)
+        seats = store.seat_results(match.id) if match.state == "done" else []
+        events: list[tuple[int | None, str]] = []
+        if match.state == "done":
+            data = store.record(match.id)
+            if args.record is not None:
+                args.record.write_bytes(data)
+            record = decode_record(data)
+            indexes = [a.index for a in record.actions]
+            for e in public_events(
+                record.game, record.seed, len(record.seats), record.options, indexes
+            ):
+                events.append((e.seat if e.HasField("seat") else None, e.text))
+        out: dict[str, Any] = {
+            "match": match.id,
+            "game": match.game,
+            "state": match.state,
+            "seed": match.seed,
+            "attempts": match.attempts,
+            "tournament": match.tournament_id,
+            "duplicate_set": match.duplicate_set,
+            "error": match.error,
+            "seats": [
+                {
+                    "seat": i,
+                    "bot": labels.get(v, str(v)),
+                    **(
+                        {
+                            "rank": seats[i].rank,
+                            "score": seats[i].score,
+                            "status": seats[i].status,
+                            "forfeit": seats[i].forfeit,
+                        }
+                        if seats
+                        else {}
+                    ),
+                }
+                for i, v in enumerate(match.seats)
+            ],
+            "events": [{"seat": seat, "text": text} for seat, text in events],
+        }
+        if args.json:
+            print(json.dumps(out, indent=2))
+            return 0
+        print(
+            f"match {match.id}: {match.game}, seed {match.seed}, {match.state}"
+            + (f" (tournament {match.tournament_id})" if match.tournament_id else "")
+            + (f"; {match.error}" if match.error else "")
+        )
+        for seat in out["seats"]:
+            result = (
+                f": rank {seat['rank']}, score {seat['score']}, {seat['status']}"
+                + (", forfeited" if seat["forfeit"] else "")
+                if "rank" in seat
+                else ""
+            )
+            print(f"  seat {seat['seat']} {seat['bot']}{result}")
+        for seat, text in events:
+            print(f"  {'referee' if seat is None else f'seat {seat}'}: {text}")
+        if args.record is not None:
+            print(f"record written to {args.record}; check it with `arena verify {args.record}`")
+        return 0
+
+    return with_store(body)

@@ -17,7 +17,13 @@ from typing import Any
 from worker import db
 from worker.store.base import ELO_K_ENV, StoreError
 from worker.store.bots import Bot, BotStore, BotSummary, BotVersion, RatedVersion, SeatMatch
-from worker.store.competitions import CompetitionStore
+from worker.store.competitions import (
+    CompetitionStore,
+    ScheduledMatch,
+    SeatResultRow,
+    TableResult,
+    Tournament,
+)
 from worker.store.finished import RECORD_FORMAT, FinishedMatch, InvalidResult, SeatOutcome
 from worker.store.matches import (
     MATCH_STATES,
@@ -45,10 +51,14 @@ __all__ = [
     "RatingRow",
     "RecomputeStats",
     "RecordEntry",
+    "ScheduledMatch",
     "SeatMatch",
     "SeatOutcome",
+    "SeatResultRow",
     "Store",
     "StoreError",
+    "TableResult",
+    "Tournament",
     "UnknownMatch",
     "open_store",
     "seed_commitment",

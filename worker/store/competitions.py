@@ -2,13 +2,66 @@
 
 from __future__ import annotations
 
+import itertools
+import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import psycopg
+from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from worker.store.base import StoreBase
+from worker.store.base import StoreBase, StoreError
+from worker.store.matches import seed_commitment
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament row and its entered bot versions."""
+
+    id: int
+    name: str
+    game: str
+    format: str
+    options: Mapping[str, Any]
+    duplicate: bool
+    state: str
+    created_at: datetime
+    entries: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledMatch:
+    """A match to queue: the bot version per seat, the seed, and its duplicate set and
+    rotation (None outside duplicate deals)."""
+
+    seats: tuple[int, ...]
+    seed: int
+    duplicate_set: int | None = None
+    rotation: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResultRow:
+    """One seat of a done match: the bot version and its result."""
+
+    version: int
+    rank: int
+    score: int
+    status: str
+    forfeit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A done match of a tournament with its seats' results, in seat order."""
+
+    match_id: int
+    duplicate_set: int | None
+    seats: tuple[SeatResultRow, ...]
 
 
 class CompetitionStore(StoreBase):
@@ -65,3 +118,134 @@ class CompetitionStore(StoreBase):
                 (ladder_id, version_id),
             )
         )
+
+    def tournament(self, tournament_id: int) -> Tournament:
+        """A tournament and its entries; StoreError if there is none."""
+
+        def op(conn: psycopg.Connection) -> Tournament:
+            with conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(
+                    "SELECT t.*, (SELECT coalesce(array_agg(e.bot_version_id"
+                    " ORDER BY e.bot_version_id), '{}') FROM tournament_entries e"
+                    " WHERE e.tournament_id = t.id) AS entries"
+                    " FROM tournaments t WHERE t.id = %s",
+                    (tournament_id,),
+                ).fetchone()
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id}")
+            return Tournament(
+                id=row["id"],
+                name=row["name"],
+                game=row["game"],
+                format=row["format"],
+                options=row["options"],
+                duplicate=row["duplicate"],
+                state=row["state"],
+                created_at=row["created_at"],
+                entries=tuple(int(v) for v in row["entries"]),
+            )
+
+        return self._run(op)
+
+    def list_tournaments(self, limit: int = 50) -> list[Tournament]:
+        """The newest tournaments."""
+        ids = self._run(
+            lambda conn: conn.execute(
+                "SELECT id FROM tournaments ORDER BY id DESC LIMIT %s", (limit,)
+            ).fetchall()
+        )
+        return [self.tournament(int(i)) for (i,) in ids]
+
+    def schedule_matches(
+        self,
+        tournament_id: int,
+        game: str,
+        options: Mapping[str, Any],
+        matches: Sequence[ScheduledMatch],
+        *,
+        max_attempts: int = 3,
+    ) -> list[int]:
+        """Queue a tournament's matches in one transaction (all or none), each with its
+        seed committed to, and mark the tournament ``running``; returns their ids in the
+        order given. Enqueue their tasks after this returns."""
+
+        def op(conn: psycopg.Connection) -> list[int]:
+            ids = []
+            with conn.transaction(), conn.cursor() as cur:
+                for m in matches:
+                    salt = secrets.token_bytes(16)
+                    row = cur.execute(
+                        "INSERT INTO matches (game, options, seed, seed_salt, seed_commitment,"
+                        " num_seats, tournament_id, duplicate_set, rotation, max_attempts)"
+                        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                        (
+                            game,
+                            Jsonb(dict(options)),
+                            Decimal(m.seed),
+                            salt,
+                            seed_commitment(m.seed, salt),
+                            len(m.seats),
+                            tournament_id,
+                            m.duplicate_set,
+                            m.rotation,
+                            max_attempts,
+                        ),
+                    ).fetchone()
+                    assert row is not None
+                    ids.append(int(row[0]))
+                cur.executemany(
+                    "INSERT INTO match_seats (match_id, seat, bot_version_id) VALUES (%s, %s, %s)",
+                    [
+                        (match_id, seat, version)
+                        for match_id, m in zip(ids, matches, strict=True)
+                        for seat, version in enumerate(m.seats)
+                    ],
+                )
+                cur.execute(
+                    "UPDATE tournaments SET state = 'running' WHERE id = %s", (tournament_id,)
+                )
+            return ids
+
+        return self._run(op)
+
+    def tournament_progress(self, tournament_id: int) -> dict[str, int]:
+        """How many of the tournament's matches are in each state (every state named)."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT state, count(*) FROM matches WHERE tournament_id = %s GROUP BY state",
+                (tournament_id,),
+            ).fetchall()
+        )
+        counts = dict.fromkeys(("queued", "running", "done", "failed", "cancelled"), 0)
+        counts.update({str(s): int(n) for s, n in rows})
+        return counts
+
+    def set_tournament_state(self, tournament_id: int, state: str) -> None:
+        """Mark a tournament ``open``, ``running``, ``done`` or ``cancelled``."""
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE tournaments SET state = %s WHERE id = %s", (state, tournament_id)
+            )
+        )
+
+    def tournament_results(self, tournament_id: int) -> list[TableResult]:
+        """Every done match of the tournament: its id, duplicate set, and per seat the bot
+        version, rank, score, status and forfeit, in match id order."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT m.id, m.duplicate_set, s.bot_version_id, s.rank, s.score, s.status,"
+                " s.forfeit FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                " WHERE m.tournament_id = %s AND m.state = 'done' ORDER BY m.id, s.seat",
+                (tournament_id,),
+            ).fetchall()
+        )
+        out: list[TableResult] = []
+        for (match_id, dup), group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+            out.append(
+                TableResult(
+                    int(match_id),
+                    None if dup is None else int(dup),
+                    tuple(SeatResultRow(int(v), r, sc, st, f) for _, _, v, r, sc, st, f in group),
+                )
+            )
+        return out

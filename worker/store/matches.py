@@ -295,12 +295,20 @@ class MatchStore(StoreBase):
         return self._run(op)
 
     def claim_match(
-        self, holder: str, *, lease_seconds: float = 60.0, match_id: int | None = None
+        self,
+        holder: str,
+        *,
+        lease_seconds: float = 60.0,
+        match_id: int | None = None,
+        tournament_id: int | None = None,
     ) -> Match | None:
         """Take a queued match (or one whose lease expired) for ``holder``, in one atomic
-        statement; None when there is none (or ``match_id`` is not claimable). A second
-        caller never gets the same match while the lease holds."""
+        statement; None when there is none (or ``match_id`` is not claimable, or the
+        tournament ``tournament_id`` has none). A second caller never gets the same match
+        while the lease holds."""
         only = "AND id = %(id)s" if match_id is not None else ""
+        if tournament_id is not None:
+            only += " AND tournament_id = %(tournament)s"
         # The lowest claimable id is the smaller of the first queued match (an index scan
         # of matches_queued in id order that stops at the first row it can lock) and the
         # first match whose lease expired (matches_running_lease; normally none). One scan
@@ -323,7 +331,12 @@ class MatchStore(StoreBase):
                 RETURNING m.*)
             SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m
             WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"""
-        params = {"holder": holder, "lease": lease_seconds, "id": match_id}
+        params = {
+            "holder": holder,
+            "lease": lease_seconds,
+            "id": match_id,
+            "tournament": tournament_id,
+        }
 
         def op(conn: psycopg.Connection) -> Match | None:
             # A claim need not survive a server crash: if it is lost, the match is claimable

@@ -1,0 +1,115 @@
+"""``arena demo``: the whole platform in one command. It starts what is not configured
+(the embedded Postgres and Redis, a local worker with its referee and bot pool), registers
+the example bots, plays a small round robin in each of the four games with a progress
+display, prints each game's standings and how to look at a match, and stops everything
+it started."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from arena.cli import CommandError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
+#: The example bots entered in every game: (name prefix, file).
+BOTS = (
+    ("random", "random_bot.py"),
+    ("minimal", "minimal_bot.py"),
+    ("heuristic", "heuristic_bot.py"),
+)
+#: Each game's demo: options that keep a match short, and matches per table.
+GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
+    ("hollywood-gin", {"max_hands": 3}, 2),
+    ("gin-three", {"max_hands": 3}, 3),
+    ("rummy-500", {"max_hands": 2}, 3),
+    ("flip-flop", {"max_rounds": 3}, 3),
+)
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    p = sub.add_parser(
+        "demo",
+        help="register the example bots and play a small tournament in each of the four games",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="matches per table (default: 2 in Hollywood Gin, 3 in the others)",
+    )
+    p.add_argument("--seed", type=int, default=2026, help="seed of the deals (default 2026)")
+    p.add_argument("--concurrency", type=int, default=2, help="matches at once in the local worker")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=cmd_demo)
+
+
+def register_examples(store: Any, game: str) -> list[str]:
+    """Store the example bots for ``game`` (as ``NAME-GAME``); returns their names."""
+    import getpass
+
+    from arena.commands.bot_registry import ARCHIVE_FORMAT, package
+
+    names = []
+    for prefix, file in BOTS:
+        bot = package(EXAMPLES / file)
+        name = f"{prefix}-{game}"
+        bot_id = store.add_bot(name, getpass.getuser())
+        store.add_bot_version(
+            bot_id,
+            bot.archive,
+            {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT},
+            getpass.getuser(),
+        )
+        names.append(name)
+    return names
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.commands.tournament import create, follow, report
+    from arena.platform import platform
+
+    if args.games is not None and args.games < 1:
+        raise CommandError("--games must be at least 1")
+    console = Console(stderr=True)
+    with platform(workers=1, concurrency=args.concurrency) as running:
+        store = running.store
+        where = "embedded" if running.embedded else "configured"
+        console.print(
+            f"[bold]Rummy Arena demo[/bold]: Postgres and Redis {where}, one local worker "
+            "(its referee and bot pool); the example bots random, minimal and heuristic"
+        )
+        played = []
+        for game, options, games in GAMES:
+            names = register_examples(store, game)
+            tournament_id, count = create(
+                store,
+                game=game,
+                bots=names,
+                games=args.games or games,
+                table_size=None,
+                duplicate=False,
+                options=options,
+                clock={},
+                name=f"demo: {game}",
+                seed=args.seed,
+            )
+            console.print(f"\n[bold]{game}[/bold]: tournament {tournament_id}, {count} matches")
+            from worker import tasks
+
+            for _ in range(2 * args.concurrency):
+                tasks.drain.delay(tournament_id)
+            follow(running, store.tournament(tournament_id), args.quiet, sweep=True)
+            report(store, tournament_id, json_out=False)
+            played.append(tournament_id)
+    print()
+    print("Look again at any time (the embedded database keeps them under ARENA_HOME):")
+    print(f"  arena tournament standings {played[0]}        # a tournament's standings")
+    print("  arena leaderboard --game hollywood-gin     # every rated bot of a game")
+    print("  arena match show ID                        # one match: bots, results, events")
+    return 0

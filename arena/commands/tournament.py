@@ -1,0 +1,594 @@
+"""``arena tournament create | run | watch | standings | list`` and ``arena leaderboard``:
+round-robin tournaments played by the workers, and the ratings they give
+(``docs/tournaments.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from arena.cli import CommandError
+from arena.commands.db import with_store
+from arena.commands.engine import parse_options
+
+if TYPE_CHECKING:
+    from arena.platform import Platform
+    from worker.standings import Standings
+    from worker.store import Store, Tournament
+
+#: How often a running tournament's progress is read when no notice comes (seconds).
+TICK_S = 1.0
+#: Drain tasks per local worker slot when a tournament is started.
+DRAINS_PER_SLOT = 1
+#: After this long with matches queued and none taken, say how to start a worker.
+IDLE_HINT_S = 15.0
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    t = sub.add_parser("tournament", help="round-robin tournaments between registered bots")
+    tsub = t.add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
+
+    c = tsub.add_parser("create", help="schedule a round robin (and play it with --run)")
+    c.add_argument("--game", required=True)
+    c.add_argument(
+        "--bots",
+        required=True,
+        help="comma-separated bot names (their latest version for the game) or NAME@vN",
+    )
+    c.add_argument(
+        "--games", type=int, default=2, metavar="N", help="matches per table (default 2)"
+    )
+    c.add_argument(
+        "--table-size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="bots per match (default: the game's usual number, at most the bots entered)",
+    )
+    c.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="deal each deal once per rotation of the seats, so luck cancels out",
+    )
+    c.add_argument(
+        "--clock",
+        action="append",
+        default=[],
+        metavar="KEY=MS",
+        help="clock rules: decision_ms, bank_ms, strike_limit, join_ms",
+    )
+    c.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    c.add_argument("--name", default=None, help="the tournament's name")
+    c.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
+    c.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
+    _run_arguments(c)
+    c.set_defaults(func=cmd_create)
+
+    r = tsub.add_parser("run", help="play a tournament's remaining matches, showing progress")
+    r.add_argument("id", type=int)
+    _run_arguments(r)
+    r.set_defaults(func=cmd_run)
+
+    w = tsub.add_parser("watch", help="follow a tournament live: progress and standings")
+    w.add_argument("id", type=int)
+    w.set_defaults(func=cmd_watch)
+
+    s = tsub.add_parser("standings", help="cross-table, points, W/D/L, Elo, batch ratings")
+    s.add_argument("id", type=int)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_standings)
+
+    ls = tsub.add_parser("list", help="the newest tournaments and their progress")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=cmd_list)
+
+    lb = sub.add_parser("leaderboard", help="every rated bot version of a game, by Elo")
+    lb.add_argument("--game", required=True)
+    lb.add_argument("--json", action="store_true")
+    lb.set_defaults(func=cmd_leaderboard)
+
+
+def _run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--local-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes to start here (default: 1 when Redis is embedded, else 0: "
+        "the cluster's `arena worker` processes play)",
+    )
+    p.add_argument(
+        "--concurrency", type=int, default=2, help="matches at once per local worker (default 2)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+# -- create --------------------------------------------------------------------------------
+
+
+def _resolve_bots(store: Store, game: str, names: list[str]) -> list[int]:
+    """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``."""
+    versions = []
+    for entry in names:
+        name, _, wanted = entry.partition("@v")
+        bot = store.bot_by_name(name)
+        if bot is None:
+            raise CommandError(f"no bot named {name!r}; register it with `arena bot submit`")
+        of_game = [v.version for v in store.bot_versions(bot.id) if v.version.game == game]
+        if wanted:
+            chosen = [v for v in of_game if str(v.version) == wanted]
+            if not chosen:
+                raise CommandError(f"bot {name} has no version v{wanted} for {game}")
+        else:
+            chosen = of_game[-1:]
+            if not chosen:
+                raise CommandError(f"bot {name} has no version for {game}")
+        versions.append(chosen[0].id)
+    if len(set(versions)) != len(versions):
+        raise CommandError("a bot version is entered twice")
+    return versions
+
+
+def _clock(pairs: list[str]) -> dict[str, int]:
+    from referee.clock import ClockRules
+
+    clock: dict[str, int] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in ("decision_ms", "bank_ms", "strike_limit", "join_ms"):
+            raise CommandError(
+                f"--clock {pair!r}: give KEY=VALUE with KEY one of decision_ms, bank_ms, "
+                "strike_limit, join_ms"
+            )
+        try:
+            clock[key] = int(value)
+        except ValueError:
+            raise CommandError(f"--clock {pair!r}: {value!r} is not a whole number") from None
+    try:
+        ClockRules(**clock)
+    except (TypeError, ValueError) as exc:
+        raise CommandError(f"--clock: {exc}") from None
+    return clock
+
+
+def create(
+    store: Store,
+    *,
+    game: str,
+    bots: list[str],
+    games: int,
+    table_size: int | None,
+    duplicate: bool,
+    options: dict[str, Any],
+    clock: dict[str, int],
+    name: str | None,
+    seed: int | None,
+) -> tuple[int, int]:
+    """Schedule a round robin; returns (tournament id, matches queued)."""
+    from referee.engine import UnknownGameError
+    from referee.games import get_game
+    from worker.schedule import ScheduleError, round_robin
+    from worker.store import ScheduledMatch
+
+    try:
+        spec = get_game(game)
+    except UnknownGameError as exc:
+        raise CommandError(str(exc)) from None
+    spec.options(options)  # a bad option is named before anything is stored
+    versions = _resolve_bots(store, game, bots)
+    size = table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
+    if not spec.min_seats <= size <= spec.max_seats:
+        raise CommandError(
+            f"{game} is played by {spec.min_seats}–{spec.max_seats} players, not {size}"
+        )
+    seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
+    try:
+        pairings = round_robin(len(versions), size, games, duplicate=duplicate, seed=seed)
+    except ScheduleError as exc:
+        raise CommandError(str(exc)) from None
+    settings = {
+        "options": options,
+        "clock": clock,
+        "games": games,
+        "table_size": size,
+        "seed": seed,
+    }
+    tournament_id = store.create_tournament(
+        name or f"{game} round robin",
+        game,
+        versions,
+        options=settings,
+        duplicate=duplicate,
+    )
+    store.schedule_matches(
+        tournament_id,
+        game,
+        options,
+        [
+            ScheduledMatch(tuple(versions[i] for i in p.seats), p.seed, p.duplicate_set, p.rotation)
+            for p in pairings
+        ],
+    )
+    return tournament_id, len(pairings)
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    options = parse_options(args.option)
+    clock = _clock(args.clock)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if len(bots) < 2:
+        raise CommandError("--bots needs at least two bots, comma-separated")
+
+    def made(store: Store) -> int:
+        tournament_id, count = create(
+            store,
+            game=args.game,
+            bots=bots,
+            games=args.games,
+            table_size=args.table_size,
+            duplicate=args.duplicate,
+            options=options,
+            clock=clock,
+            name=args.name,
+            seed=args.seed,
+        )
+        print(f"tournament {tournament_id}: {count} {args.game} matches queued", flush=True)
+        return tournament_id
+
+    if not args.run:
+        with_store(lambda store: (made(store), 0)[1])
+        print("play it with: arena tournament run ID")
+        return 0
+    return _with_platform(args, lambda p: run(p, made(p.store), args.quiet))
+
+
+# -- run and watch -------------------------------------------------------------------------
+
+
+def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) -> int:
+    from arena.platform import platform
+    from worker import broker
+
+    workers = args.local_workers
+    if workers is None:
+        workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
+    if workers < 0 or args.concurrency < 1:
+        raise CommandError("--local-workers must be 0 or more and --concurrency at least 1")
+    with platform(workers=workers, concurrency=args.concurrency) as running:
+        return body(running)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return _with_platform(args, lambda p: run(p, args.id, args.quiet))
+
+
+def run(platform: Platform, tournament_id: int, quiet: bool = False) -> int:
+    """Enqueue the tournament's work and follow it to the end; print the standings."""
+    from worker import host, tasks
+
+    store = platform.store
+    tournament = store.tournament(tournament_id)
+    host.sweep(store, tasks.play_match.delay)  # matches of workers that vanished
+    progress = store.tournament_progress(tournament_id)
+    slots = max(1, len(platform.workers)) * 2
+    for _ in range(min(progress["queued"], slots * DRAINS_PER_SLOT)):
+        tasks.drain.delay(tournament_id)
+    follow(platform, tournament, quiet, sweep=True)
+    return report(store, tournament_id, json_out=False)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from arena.platform import platform
+
+    with platform() as running:
+        follow(running, running.store.tournament(args.id), quiet=False, sweep=False)
+        return report(running.store, args.id, json_out=False)
+
+
+def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bool) -> None:
+    """Show progress (done, running, failed, rate, ETA) and the standings as results
+    arrive, until no match is queued or running. With ``sweep`` also re-queue matches
+    whose worker vanished (the scheduler's work, for a platform without one)."""
+    import redis
+    from rich.console import Console, Group
+    from rich.live import Live
+
+    from worker import host, notices, tasks
+
+    store = platform.store
+    wake = threading.Event()
+    stop = threading.Event()
+    client = redis.Redis.from_url(platform.redis_url)
+    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    pubsub.subscribe(notices.tournament_channel(tournament.id))
+
+    def listen() -> None:
+        while not stop.is_set():
+            try:
+                if pubsub.get_message(timeout=0.5) is not None:
+                    wake.set()
+            except redis.RedisError:
+                time.sleep(0.5)
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    console = Console(stderr=True)
+    started = time.monotonic()
+    first = store.tournament_progress(tournament.id)
+    done_at_start = first["done"] + first["failed"]
+    last_change, last_done = time.monotonic(), -1
+    hinted = False
+    try:
+        with Live(
+            console=console,
+            refresh_per_second=4,
+            transient=False,
+            redirect_stdout=False,
+            auto_refresh=not quiet and console.is_terminal,
+        ) as live:
+            while True:
+                counts = store.tournament_progress(tournament.id)
+                total = sum(counts.values()) - counts["cancelled"]
+                ended = counts["done"] + counts["failed"]
+                if ended != last_done:
+                    last_done, last_change = ended, time.monotonic()
+                elapsed = time.monotonic() - started
+                rate = (ended - done_at_start) / elapsed if elapsed > 0 else 0.0
+                line = _progress_line(counts, total, rate)
+                if not quiet and console.is_terminal:
+                    live.update(Group(line, _table(standings_of(store, tournament.id))))
+                if counts["queued"] == 0 and counts["running"] == 0:
+                    break
+                if sweep:
+                    host.sweep(store, tasks.play_match.delay)
+                idle = time.monotonic() - last_change
+                if not hinted and counts["running"] == 0 and idle > IDLE_HINT_S:
+                    hinted = True
+                    console.print(
+                        f"no match has been taken for {IDLE_HINT_S:.0f} s: is a worker running? "
+                        "Start one with `arena worker` (same ARENA_REDIS_URL and "
+                        "ARENA_DATABASE_URL), or run with --local-workers 1"
+                    )
+                if platform.workers and len(platform.dead_workers()) == len(platform.workers):
+                    raise CommandError(
+                        f"every local worker stopped (exit codes {platform.dead_workers()}); "
+                        f"see {platform.logs}"
+                    )
+                wake.wait(TICK_S)
+                wake.clear()
+    finally:
+        stop.set()
+        listener.join(2)
+        pubsub.close()
+        client.close()
+    if quiet or not console.is_terminal:
+        console.print(_progress_line(counts, total, rate))
+
+
+def _progress_line(counts: dict[str, int], total: int, rate: float) -> Any:
+    from rich.text import Text
+
+    ended = counts["done"] + counts["failed"]
+    left = counts["queued"] + counts["running"]
+    eta = f"{left / rate:.0f} s" if rate > 0 and left else "–"
+    width = 30
+    filled = int(width * ended / total) if total else width
+    bar = "█" * filled + "░" * (width - filled)
+    return Text(
+        f"{bar} {ended}/{total} done {counts['done']} · running {counts['running']} · "
+        f"failed {counts['failed']} · {rate:.1f} matches/s · ETA {eta}"
+    )
+
+
+# -- standings -----------------------------------------------------------------------------
+
+
+def standings_of(store: Store, tournament_id: int) -> Standings:
+    """The tournament's standings from the store: results, online Elo and batch fit."""
+    from worker.ratings import NoFiniteFit
+    from worker.standings import standings
+
+    tournament = store.tournament(tournament_id)
+    results = store.tournament_results(tournament_id)
+    labels = store.labels(tournament.entries)
+    elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
+    try:
+        batch = store.standings(tournament_id=tournament_id) if results else []
+    except NoFiniteFit:
+        batch = []
+    return standings(tournament.entries, labels, results, elo, batch)
+
+
+def _table(table: Standings, title: str = "") -> Any:
+    from rich.table import Table
+
+    t = Table(title=title or None)
+    for column in ("#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)"):
+        t.add_column(column, justify="left" if column == "bot" else "right")
+    labels = {line.version: line.label for line in table.lines}
+    short = {v: f"{i + 1}" for i, v in enumerate(labels)}
+    for version in labels:
+        t.add_column(short[version], justify="right")
+    for i, line in enumerate(table.lines):
+        batch = (
+            f"{line.batch.rating:.0f} [{line.batch.low:.0f}, {line.batch.high:.0f}]"
+            if line.batch
+            else "–"
+        )
+        cells = []
+        for other in labels:
+            if other == line.version:
+                cells.append("·")
+            else:
+                games = table.games[line.version][other]
+                points = table.cross[line.version][other]
+                cells.append(f"{points:g}/{games}" if games else "–")
+        t.add_row(
+            str(i + 1),
+            line.label,
+            str(line.matches),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            f"{line.points:g}",
+            "–" if line.elo is None else f"{line.elo:.0f}",
+            batch,
+            *cells,
+        )
+    return t
+
+
+def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
+    """Print the standings (and, with duplicate deals, the results over whole deals)."""
+    from rich.console import Console
+
+    tournament = store.tournament(tournament_id)
+    table = standings_of(store, tournament_id)
+    counts = store.tournament_progress(tournament_id)
+    duplicate = (
+        store.duplicate_standings(tournament_id=tournament_id) if tournament.duplicate else []
+    )
+    labels = store.labels(tournament.entries)
+    if counts["queued"] == 0 and counts["running"] == 0 and tournament.state == "running":
+        store.set_tournament_state(tournament_id, "done")
+    if json_out:
+        print(
+            json.dumps(
+                {
+                    "tournament": tournament_id,
+                    "name": tournament.name,
+                    "game": tournament.game,
+                    "duplicate": tournament.duplicate,
+                    "settings": tournament.options,
+                    "progress": counts,
+                    **table.as_dict(),
+                    "duplicate_sets": [
+                        {
+                            "bot": labels.get(int(d.player), str(d.player)),  # type: ignore[call-overload]
+                            "sets": d.sets,
+                            "set_points": d.set_points,
+                            "mean_score": d.mean_score,
+                        }
+                        for d in duplicate
+                    ],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    console = Console()
+    kind = (
+        "duplicate deals (each deal played once per seat rotation)"
+        if tournament.duplicate
+        else "round robin"
+    )
+    console.print(
+        _table(
+            table,
+            f"tournament {tournament_id}: {tournament.name} — {tournament.game}, {kind}; "
+            f"{counts['done']} done, {counts['failed']} failed",
+        )
+    )
+    if duplicate:
+        console.print(
+            "over whole deals (luck cancelled): "
+            + ", ".join(
+                f"{labels.get(int(d.player), str(d.player))} {d.set_points:g} set points"  # type: ignore[call-overload]
+                for d in duplicate
+            )
+        )
+    console.print(
+        "W/D/L: matches won, shared first place, lost; points: 1 per opponent beaten, ½ per "
+        "tie; i/j: points/games against bot j"
+    )
+    if counts["done"]:
+        first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
+        if first:
+            console.print(
+                f"look at a match: arena match show {first[0].id}  ·  every match: "
+                f"arena tournament standings {tournament_id} --json"
+            )
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    return with_store(lambda store: report(store, args.id, json_out=args.json))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    def body(store: Store) -> int:
+        rows: list[dict[str, Any]] = []
+        for t in store.list_tournaments():
+            rows.append(
+                {
+                    "id": t.id,
+                    "name": t.name,
+                    "game": t.game,
+                    "state": t.state,
+                    "duplicate": t.duplicate,
+                    "bots": len(t.entries),
+                    "progress": store.tournament_progress(t.id),
+                }
+            )
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        if not rows:
+            print("no tournaments yet: arena tournament create --game GAME --bots A,B")
+        for r in rows:
+            p = r["progress"]
+            print(
+                f"{r['id']:>4}  {r['game']:<14} {r['state']:<9} {r['bots']} bots  "
+                f"{p['done']}/{sum(p.values()) - p['cancelled']} done  {r['name']}"
+            )
+        return 0
+
+    return with_store(body)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from referee.games import game_names
+
+    if args.game not in game_names():
+        raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
+
+    def body(store: Store) -> int:
+        rows = store.ratings(args.game)
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "rank": i + 1,
+                            "bot": r.label,
+                            "bot_version_id": r.bot_version_id,
+                            "elo": round(r.rating, 1),
+                            "games": r.games,
+                        }
+                        for i, r in enumerate(rows)
+                    ],
+                    indent=2,
+                )
+            )
+            return 0
+        if not rows:
+            print(f"no rated bot in {args.game} yet: play a tournament first")
+            return 0
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{args.game}: online Elo")
+        for column in ("#", "bot", "Elo", "matches"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for i, r in enumerate(rows):
+            table.add_row(str(i + 1), r.label, f"{r.rating:.0f}", str(r.games))
+        Console().print(table)
+        return 0
+
+    return with_store(body)

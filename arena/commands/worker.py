@@ -1,0 +1,108 @@
+"""``arena worker`` (a Celery worker with its own referee process and bot pool) and
+``arena scheduler`` (the periodic work: re-queueing matches whose worker vanished), as
+``docs/operations.md`` describes."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+from typing import Any
+
+from arena.cli import CommandError
+from arena.commands.db import store_errors
+from referee.auth import arena_home
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    w = sub.add_parser(
+        "worker", help="run a worker: Celery tasks that play matches, a referee and a bot pool"
+    )
+    w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
+    w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
+    w.set_defaults(func=cmd_worker)
+    s = sub.add_parser(
+        "scheduler", help="run the periodic work (re-queue matches whose worker vanished)"
+    )
+    s.add_argument("--loglevel", default="WARNING", help="log level (default WARNING)")
+    s.set_defaults(func=cmd_scheduler)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Serve tasks until SIGTERM (finishing the matches in hand) or SIGINT."""
+    from celery.signals import worker_shutting_down
+
+    from worker import broker, db, host
+    from worker.app import QUEUE, configure
+    from worker.store import Store
+
+    if args.concurrency < 1:
+        raise CommandError("--concurrency must be at least 1")
+    logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(name)s %(message)s")
+    with (
+        store_errors(),
+        db.database_url() as url,
+        broker.redis_url() as redis_url,
+        Store.open(url, max_size=args.concurrency + 2) as store,
+    ):
+        app = configure(redis_url)
+        import worker.tasks  # noqa: F401 - registers the tasks on the app
+
+        worker_host = host.start_host(store, redis_url)
+        host.install(worker_host)
+        worker_shutting_down.connect(lambda **_: worker_host.stopping.set(), weak=False)
+        reaper = threading.Thread(target=_reap, args=(worker_host,), daemon=True)
+        reaper.start()
+        try:
+            app.worker_main(
+                [
+                    "worker",
+                    "--pool",
+                    "threads",
+                    "--concurrency",
+                    str(args.concurrency),
+                    "--queues",
+                    QUEUE,
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "--loglevel",
+                    args.loglevel.upper(),
+                ]
+            )
+        finally:
+            host.install(None)
+            worker_host.close()
+    return 0
+
+
+def _reap(worker_host: Any) -> None:
+    """Stop idle bot processes every half minute."""
+    while not worker_host.stopping.wait(30.0):
+        worker_host.pool.reap()
+
+
+def cmd_scheduler(args: argparse.Namespace) -> int:
+    """Run Celery beat with the platform's schedule until stopped."""
+    from worker import broker
+
+    logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(name)s %(message)s")
+    with store_errors(), broker.redis_url() as redis_url:
+        from worker.app import configure
+
+        app = configure(redis_url)
+        import worker.tasks  # noqa: F401 - the schedule names the tasks
+
+        folder = arena_home()
+        folder.mkdir(parents=True, exist_ok=True)
+        app.start(
+            [
+                "beat",
+                "--schedule",
+                str(folder / "celerybeat-schedule"),
+                "--loglevel",
+                args.loglevel.upper(),
+            ]
+        )
+    return 0

@@ -1,0 +1,186 @@
+"""Fixtures for tests of the whole platform (load with ``pytest_plugins``): real Postgres,
+real Redis, real ``arena worker`` processes with their referee and bot pools.
+
+Redis: the local server on 127.0.0.1:6379 when it answers, else a private one started for
+the test session. Every test gets its own database (created, migrated, dropped), its own
+Redis key prefix (its keys deleted afterwards) and its own ``ARENA_HOME``.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+
+from tests.store_fixtures import create_database, drop_database
+from worker import broker, db
+from worker.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "examples"
+PLATFORM_BOTS = Path(__file__).resolve().parent / "bots" / "platform"
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Redis URL where tests may keep keys under their own prefix."""
+    if broker.answers(LOCAL_REDIS):
+        yield LOCAL_REDIS
+        return
+    embedded = broker.EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    with embedded as url:
+        yield url
+
+
+@dataclass
+class PlatformEnv:
+    """One test's platform: its environment for ``arena`` processes, its store, and the
+    worker processes it started (stopped at the end)."""
+
+    env: dict[str, str]
+    store: Store
+    home: Path
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def arena(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+        """Run an ``arena`` command to its end."""
+        return subprocess.run(
+            [sys.executable, "-m", "arena", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+        )
+
+    def start_worker(self, concurrency: int = 2) -> subprocess.Popen[bytes]:
+        """Start an ``arena worker`` process (logging to the test's home)."""
+        return self._start("worker", "--concurrency", str(concurrency))
+
+    def start_scheduler(self) -> subprocess.Popen[bytes]:
+        """Start ``arena scheduler`` (its sweep every second in tests)."""
+        return self._start("scheduler")
+
+    def _start(self, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.home / f"{args[0]}-{len(self.workers)}.log", "ab")  # noqa: SIM115
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena", *args],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+        log.close()
+        self.workers.append(process)
+        return process
+
+    def submit(self, path: Path, name: str, game: str) -> int:
+        """Register a bot file; returns its version id."""
+        done = self.arena("bot", "submit", str(path), "--name", name, "--game", game, "--json")
+        assert done.returncode == 0, done.stderr
+        bot = self.store.bot_by_name(name)
+        assert bot is not None
+        return self.store.bot_versions(bot.id)[-1].version.id
+
+    def wait_for(self, predicate: object, timeout: float, what: str) -> None:
+        """Poll ``predicate()`` until true; fail naming ``what`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while not predicate():  # type: ignore[operator]
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            time.sleep(0.1)
+
+    def worker_log(self) -> str:
+        """Every worker log of the test, for failure messages."""
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.home.glob("*.log")))
+
+
+@pytest.fixture
+def platform_env(pg_admin_url: str, redis_server: str, tmp_path: Path) -> Iterator[PlatformEnv]:
+    """A database, a Redis prefix and a home of this test's own; workers it starts are
+    stopped (SIGTERM, then SIGKILL) at the end, and its Redis keys deleted."""
+    name, url = create_database(pg_admin_url)
+    prefix = f"arena-test-{os.getpid()}-{secrets.token_hex(4)}:"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        db.DATABASE_URL_ENV: url,
+        broker.REDIS_URL_ENV: redis_server,
+        broker.REDIS_PREFIX_ENV: prefix,
+        "ARENA_HOME": str(home),
+        "ARENA_LEASE_S": "3",
+        "ARENA_SWEEP_S": "1",
+    }
+    with psycopg.connect(url) as conn:
+        db.migrate(conn)
+    store = Store.open(url, max_size=4)
+    running = PlatformEnv(env, store, home)
+    try:
+        yield running
+    finally:
+        for process in running.workers:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        for process in running.workers:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        store.close()
+        drop_database(pg_admin_url, name)
+        client = redis.Redis.from_url(redis_server)
+        keys = list(client.scan_iter(match=f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+def descendants(pid: int) -> set[int]:
+    """The process ids of every living descendant of ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

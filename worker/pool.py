@@ -1,0 +1,174 @@
+"""A worker host's bot processes (ARCHITECTURE decision 12): one process per bot version,
+started the first time a match needs it, reused for every later match (it serves them
+through its session with the referee, several at once), started again when it has died,
+and stopped when idle for :data:`IDLE_S` or when the worker stops.
+
+A process runs in a folder of its own where its version's archive is unpacked, with the
+command of its manifest (``python`` there is this worker's interpreter) and an
+environment that holds only what a bot needs: never the database's or the broker's
+address, nor the referee's secret. :meth:`BotPool.launch` is the one place that starts
+a bot; the sandbox of hosted bots (decision 11) belongs there.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from worker.children import die_with_parent, stop_group
+from worker.referee_link import RefereeLink
+
+log = logging.getLogger(__name__)
+
+#: A bot process unused for this long is stopped (seconds).
+IDLE_S = 300.0
+#: How long a stopped bot process has to exit before it is killed.
+STOP_S = 3.0
+#: The environment variables a bot process inherits (the rest is scrubbed).
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "SYSTEMROOT")
+
+
+class VersionSource(Protocol):
+    """What the pool reads of a bot version: its label, its manifest, its archive."""
+
+    def bot_version(self, version_id: int) -> object: ...
+
+    def bot_archive(self, version_id: int) -> bytes: ...
+
+
+@dataclass(eq=False)
+class BotProcess:
+    """One bot version's running process and its session with the referee."""
+
+    version_id: int
+    label: str
+    session_id: str
+    process: subprocess.Popen[bytes]
+    folder: Path
+    last_used: float = field(default_factory=time.monotonic)
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.process.poll() is None
+
+
+class BotPool:
+    """The bot processes of one worker host, by bot version. Thread-safe."""
+
+    def __init__(
+        self,
+        versions: VersionSource,
+        referee: RefereeLink,
+        *,
+        root: Path | None = None,
+        idle_s: float = IDLE_S,
+    ) -> None:
+        self.versions = versions
+        self.referee = referee
+        self.root = Path(tempfile.mkdtemp(prefix="arena-bots-", dir=root))
+        self.idle_s = idle_s
+        self.processes: dict[int, BotProcess] = {}
+        self.starts = 0  # processes started, ever (the bench reports it)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def session(self, version_id: int) -> str:
+        """The session id of ``version_id``'s process: the running one, else a new one
+        (the previous one died, or there was none)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the bot pool is stopped")
+            bot = self.processes.get(version_id)
+            if bot is not None and not bot.alive:
+                log.warning(
+                    "bot %s exited (code %s); starting it again",
+                    bot.label,
+                    bot.process.returncode,
+                )
+                self._stop(bot)
+                bot = None
+            if bot is None:
+                bot = self.processes[version_id] = self.launch(version_id)
+            bot.last_used = time.monotonic()
+            return bot.session_id
+
+    def launch(self, version_id: int) -> BotProcess:
+        """Unpack the version, open its session and start its process."""
+        version = self.versions.bot_version(version_id)
+        label = str(getattr(version, "label", f"version {version_id}"))
+        manifest = getattr(version, "manifest", {}) or {}
+        command = list(manifest.get("command") or ())
+        if not command:
+            raise RuntimeError(f"bot {label} has no command in its manifest")
+        if command[0] in ("python", "python3"):
+            command[0] = sys.executable
+        self.starts += 1
+        folder = self.root / f"v{version_id}-{self.starts}"
+        folder.mkdir()
+        with tarfile.open(fileobj=io.BytesIO(self.versions.bot_archive(version_id))) as tar:
+            tar.extractall(folder, filter="data")
+        session_id, key = self.referee.open_session(label)
+        env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+        env.update(
+            ARENA_REFEREE=self.referee.address,
+            ARENA_SESSION_KEY=key,
+            ARENA_BOT_NAME=label,
+            PYTHONUNBUFFERED="1",
+        )
+        with open(folder / "bot.log", "ab") as out:
+            process = subprocess.Popen(
+                command,
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                preexec_fn=die_with_parent,
+            )
+        log.info("started bot %s (pid %d)", label, process.pid)
+        return BotProcess(version_id, label, session_id, process, folder)
+
+    def reap(self) -> int:
+        """Stop the processes idle for longer than the pool's idle time, and forget dead
+        ones; returns how many were stopped."""
+        now = time.monotonic()
+        with self._lock:
+            idle = [
+                b for b in self.processes.values() if not b.alive or now - b.last_used > self.idle_s
+            ]
+            for bot in idle:
+                del self.processes[bot.version_id]
+        for bot in idle:
+            self._stop(bot)
+        return len(idle)
+
+    def close(self) -> None:
+        """Stop every process and remove their folders."""
+        with self._lock:
+            self._closed = True
+            bots, self.processes = list(self.processes.values()), {}
+        for bot in bots:
+            self._stop(bot)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def pids(self) -> list[int]:
+        """The process ids of the running bot processes."""
+        with self._lock:
+            return [b.process.pid for b in self.processes.values() if b.alive]
+
+    def _stop(self, bot: BotProcess) -> None:
+        self.referee.close_session(bot.session_id)
+        stop_group(bot.process, STOP_S)
+        shutil.rmtree(bot.folder, ignore_errors=True)

@@ -1,0 +1,140 @@
+"""A worker's referee: the local referee process it starts (:class:`LocalReferee`) and the
+calls it makes on the referee's match service (:class:`RefereeLink`), with the platform's
+credential on every call (``docs/protocol.md``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import grpc
+
+from referee.auth import SECRET_ENV, call_metadata
+from referee.clock import ClockRules
+from referee.wire import clock_to_proto, options_to_proto
+from rummyarena.v1 import match_pb2, match_pb2_grpc
+from worker.children import die_with_parent
+
+#: How long a call on the match service may take (the referee answers at once).
+CALL_S = 10.0
+
+
+class RefereeGone(RuntimeError):
+    """The worker's referee stopped answering."""
+
+
+class LocalReferee:
+    """A referee process of this worker's own, on a free loopback port, with a fresh
+    secret; it is stopped with the worker (and dies with it if the worker is killed)."""
+
+    def __init__(self, *, extra_args: Sequence[str] = ()) -> None:
+        self.secret = secrets.token_urlsafe(24)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "referee", "--port", "0", *extra_args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, SECRET_ENV: self.secret},
+            text=True,
+            preexec_fn=die_with_parent,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            self.stop()
+            raise RefereeGone(f"the worker's referee did not start (it said {line.strip()!r})")
+        self.address = line.split()[-1]
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 10 s."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+class RefereeLink:
+    """The match service of the referee at ``address``: create matches seated by bot
+    sessions, wait for their results, fetch and release their records."""
+
+    def __init__(self, address: str, secret: str) -> None:
+        self.address = address
+        self.channel = grpc.insecure_channel(address)
+        self.stub = match_pb2_grpc.MatchesStub(self.channel)  # type: ignore[no-untyped-call]
+        self.metadata = call_metadata(secret)
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+    def _call(self, method: str, request: Any, timeout: float = CALL_S) -> Any:
+        try:
+            return getattr(self.stub, method)(request, timeout=timeout, metadata=self.metadata)
+        except grpc.RpcError as exc:
+            raise RefereeGone(
+                f"the referee at {self.address} refused {method}: "
+                f"{exc.code().name}: {exc.details()}"
+            ) from exc
+
+    def open_session(self, name: str) -> tuple[str, str]:
+        """A new bot session: (session id, key). The key is the bot process's credential."""
+        reply = self._call("OpenSession", match_pb2.OpenSessionRequest(name=name))
+        return reply.session_id, reply.key
+
+    def close_session(self, session_id: str) -> None:
+        """End a bot session (its process's serve loop returns); quiet if already gone."""
+        with contextlib.suppress(RefereeGone):
+            self._call("CloseSession", match_pb2.CloseSessionRequest(session_id=session_id))
+
+    def create_match(
+        self,
+        match_id: str,
+        game: str,
+        options: Mapping[str, Any],
+        seed: int,
+        names: Sequence[str],
+        sessions: Sequence[str],
+        clock: ClockRules | None = None,
+    ) -> None:
+        """Create a match whose seats are told to the bot sessions ``sessions``."""
+        request = match_pb2.CreateMatchRequest(
+            game=game,
+            seed=seed,
+            seat_names=list(names),
+            seat_sessions=list(sessions),
+            match_id=match_id,
+        )
+        options_to_proto(dict(options), request.options)
+        if clock is not None:
+            request.clock.CopyFrom(clock_to_proto(clock))
+        self._call("CreateMatch", request)
+
+    def wait(self, match_id: str, timeout: float) -> Any:
+        """Follow the match until it ends; its ``GetMatchResponse`` (result and record)."""
+        request = match_pb2.WatchMatchRequest(match_id=match_id)
+        try:
+            for update in self.stub.WatchMatch(request, timeout=timeout, metadata=self.metadata):
+                if update.HasField("result"):
+                    break
+        except grpc.RpcError as exc:
+            raise RefereeGone(
+                f"watching match {match_id} at {self.address} failed: "
+                f"{exc.code().name}: {exc.details()}"
+            ) from exc
+        return self._call("GetMatch", match_pb2.GetMatchRequest(match_id=match_id))
+
+    def release(self, match_id: str) -> None:
+        """Let the referee forget a finished match whose record is stored."""
+        with contextlib.suppress(RefereeGone):
+            self._call("ReleaseMatch", match_pb2.ReleaseMatchRequest(match_id=match_id))
