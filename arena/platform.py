@@ -94,21 +94,23 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def platform(*, workers: int = 0, concurrency: int = 2) -> Iterator[Platform]:
-    """The store and broker (embedded where not configured) and ``workers`` local worker
-    processes, all stopped when the ``with`` block ends. SIGTERM ends the block like
-    Ctrl-C does."""
+def platform(
+    *, workers: int = 0, concurrency: int = 2, database_url: str | None = None
+) -> Iterator[Platform]:
+    """The store (on ``database_url``, else the configured or embedded one) and broker
+    (configured or embedded) and ``workers`` local worker processes, all stopped when the
+    ``with`` block ends. SIGTERM ends the block like Ctrl-C does."""
     previous = signal.signal(signal.SIGTERM, _terminate)
     embedded = not os.environ.get(db.DATABASE_URL_ENV) or not os.environ.get(broker.REDIS_URL_ENV)
     try:
         with (
             store_errors(),
-            db.database_url() as database_url,
+            db.database_url(database_url) as resolved,
             broker.redis_url() as redis_url,
-            Store.open(database_url) as store,
+            Store.open(resolved) as store,
         ):
             configure(redis_url)
-            running = Platform(store, database_url, redis_url, embedded)
+            running = Platform(store, resolved, redis_url, embedded)
             try:
                 if workers:
                     running.start_workers(workers, concurrency)

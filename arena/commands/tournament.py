@@ -88,6 +88,20 @@ def register(sub: Any, bench_sub: Any) -> None:
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
 
+    bench = bench_sub.add_parser(
+        "tournament",
+        help="a round robin through the whole platform vs the same matches played alone",
+    )
+    bench.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    bench.add_argument(
+        "--concurrency", type=int, default=2, help="matches at once per worker (default 2)"
+    )
+    bench.add_argument(
+        "--matches", type=int, default=200, help="matches in the round robin (default 200)"
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(func=cmd_bench)
+
     lb = sub.add_parser("leaderboard", help="every rated bot version of a game, by Elo")
     lb.add_argument("--game", required=True)
     lb.add_argument("--json", action="store_true")
@@ -592,3 +606,25 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         return 0
 
     return with_store(body)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run ``arena bench tournament`` and print its figures."""
+    from arena.bench.tournament import bench_tournament
+
+    if args.workers < 1 or args.concurrency < 1 or args.matches < 1:
+        raise CommandError("--workers, --concurrency and --matches must be at least 1")
+    figures = bench_tournament(
+        workers=args.workers, matches=args.matches, concurrency=args.concurrency
+    ).as_dict()
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    width = max(len(k) for k in figures)
+    print(
+        f"arena bench tournament --workers {args.workers} --concurrency {args.concurrency} "
+        f"--matches {args.matches}"
+    )
+    for key, value in figures.items():
+        print(f"  {key:<{width}}  {value}")
+    return 0
