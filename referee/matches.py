@@ -1,7 +1,8 @@
 """Every match of one referee process (:class:`Referee`): creating them within the
-referee's limits, the seat tokens that open them, the finished ones kept as their
-records' bytes until the platform releases them (within a byte budget and an age
-limit), and a graceful shutdown."""
+referee's limits, the seat tokens that open them, the seats told to bot sessions
+(:mod:`referee.sessions`), the finished ones kept as their records' bytes until the
+platform releases them (within a byte budget and an age limit), and a graceful
+shutdown."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.clock import ClockRules
 from referee.runner import WRITE_S, Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
+from referee.sessions import MAX_SESSIONS, Assignment, Session, Sessions
 
 #: Bytes of finished, unreleased matches' records the referee keeps for GetMatch; past
 #: it the oldest are forgotten.
@@ -66,6 +68,7 @@ class Referee:
         keep_s: float = KEEP_S,
         max_waiting: int = MAX_WAITING,
         max_join_ms: int = MAX_JOIN_MS,
+        max_sessions: int = MAX_SESSIONS,
         measure: bool = False,
     ) -> None:
         self.default_clock = default_clock or ClockRules(join_ms=min(30_000, max_join_ms))
@@ -78,6 +81,7 @@ class Referee:
         self.finished: OrderedDict[str, FinishedMatch] = OrderedDict()  # oldest first
         self.kept_bytes = 0
         self.tokens: dict[str, tuple[Match, Seat]] = {}
+        self.sessions = Sessions(max_sessions)
         self.closing = False  # shutting down: no new matches or seats
         self._finished_tokens: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -90,8 +94,11 @@ class Referee:
         seat_names: list[str],
         clock: ClockRules | None = None,
         match_id: str = "",
+        seat_sessions: Sequence[str] = (),
     ) -> Match:
-        """Create and start a match; its seats' tokens are on ``match.seats``."""
+        """Create and start a match; its seats' tokens are on ``match.seats``.
+        ``seat_sessions``, when given, names for each seat the id of the session to tell
+        of it, or ``""``."""
         if self.closing:
             raise ProtocolError(
                 "UNAVAILABLE", "the referee is shutting down: create the match on another one"
@@ -115,6 +122,7 @@ class Referee:
                 "INVALID_ARGUMENT",
                 f"join_ms {clock.join_ms} is over this referee's limit of {self.max_join_ms} ms",
             )
+        sessions = self._seat_sessions(seat_sessions, len(seat_names))
         self._forget_old()
         waiting = sum(1 for m in self.matches.values() if m.phase is MatchPhase.WAITING)
         if waiting >= self.max_waiting:
@@ -135,10 +143,54 @@ class Referee:
         self.matches[match.id] = match
         for seat in match.seats:
             self.tokens[seat.token] = (match, seat)
+        for seat, session in zip(match.seats, sessions, strict=True):
+            if session is not None:
+                assignment = Assignment(match.id, game, seat.index, seat.token, seat.name)
+                self.sessions.assign(session, assignment, seat)
         task = asyncio.get_running_loop().create_task(self._run(match))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return match
+
+    def _seat_sessions(self, ids: Sequence[str], seats: int) -> list[Session | None]:
+        """The session of each seat (None: its token is handed out by the caller);
+        ProtocolError when ``ids`` are not one per seat or name a session not open."""
+        if not ids:
+            return [None] * seats
+        if len(ids) != seats:
+            raise ProtocolError(
+                "INVALID_ARGUMENT",
+                f"seat_sessions has {len(ids)} entries for {seats} seats: give none, or one "
+                'per seat ("" for a seat whose token you hand out yourself)',
+            )
+        sessions: list[Session | None] = []
+        for index, session_id in enumerate(ids):
+            session = self.sessions.get(session_id) if session_id else None
+            if session_id and session is None:
+                raise ProtocolError(
+                    "INVALID_ARGUMENT",
+                    f"seat {index}: no open session {session_id[:80]!r} on this referee "
+                    "(never opened here, or closed): open one with OpenSession",
+                )
+            sessions.append(session)
+        return sessions
+
+    def open_session(self, name: str) -> Session:
+        """Open a session for a bot process (``name`` is for the logs)."""
+        return self.sessions.open(name)
+
+    def close_session(self, session_id: str) -> bool:
+        """Close a session: its stream ends, its key is forgotten, and the seats assigned
+        through it that have not joined count as never joined now. False when no session
+        had this id."""
+        session = self.sessions.close(session_id)
+        if session is None:
+            return False
+        for assignment, _ in session.unjoined():
+            found = self.tokens.get(assignment.token)
+            if found is not None:
+                _never_joins(*found)
+        return True
 
     async def _run(self, match: Match) -> None:
         await match.run()
@@ -209,10 +261,12 @@ class Referee:
         return True
 
     async def shutdown(self, grace_s: float) -> None:
-        """Take no new matches or seats; let the running matches finish within
-        ``grace_s`` seconds, then abort the rest (and, at once, those still waiting for
-        their seats) with the reason "referee shutting down"."""
+        """Take no new matches, seats or sessions, and end every session's stream; let
+        the running matches finish within ``grace_s`` seconds, then abort the rest (and,
+        at once, those still waiting for their seats) with the reason "referee shutting
+        down"."""
         self.closing = True
+        self.sessions.shutdown()
         for match in list(self.matches.values()):
             if match.phase is MatchPhase.WAITING:
                 match.abort(SHUTTING_DOWN)
@@ -230,3 +284,23 @@ class Referee:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def _nowhere(_data: bytes) -> None:
+    raise ConnectionError("the seat's bot session is closed")
+
+
+def _never_joins(match: Match, seat: Seat) -> None:
+    """A waiting match's seat that will not join (its session closed) counts as never
+    joined at once: it forfeits (disconnected), as a seat that never joins does when the
+    join time is up, and the match starts as soon as the other seats have joined.
+
+    Through the runner's own joining: a stream that joins the seat and is gone at once,
+    the seat forfeited in between (the match task wakes only after this returns), so
+    nothing is written to it and no rejoin is possible."""
+    if match.phase is not MatchPhase.WAITING or seat.joined or seat.forfeited:
+        return
+    link = SeatLink(_nowhere)
+    match.attach(seat, link, "")
+    seat.status, seat.forfeited = "disconnected", True
+    match.detach(seat, link, "its session closed")

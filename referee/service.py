@@ -6,8 +6,9 @@ message is answered with INVALID_ARGUMENT and a reason instead of a generic
 deserialisation failure; a message over :data:`MAX_MESSAGE_BYTES` is the seat's
 fault (invalid), and gRPC itself refuses one over :data:`GRPC_MAX_RECEIVE`.
 The match service needs the platform's credential (:mod:`referee.auth`); the
-bots' ``Play`` and health stay open. :func:`serve` stops gracefully on SIGTERM
-or SIGINT (:meth:`referee.matches.Referee.shutdown`).
+bots' ``Play`` and ``Serve`` (a bot process's session, :mod:`referee.sessions`,
+whose key is its credential) and health stay open. :func:`serve` stops gracefully
+on SIGTERM or SIGINT (:meth:`referee.matches.Referee.shutdown`).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], code: str, message
 
 
 class RefereeServicer:
-    """The bot side: one Play stream per seat."""
+    """The bot side: one Play stream per seat, one Serve stream per bot session."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
@@ -104,10 +105,47 @@ class RefereeServicer:
         play = grpc.stream_stream_rpc_method_handler(
             self.play, request_deserializer=None, response_serializer=None
         )
-        return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play})
+        serve = grpc.unary_stream_rpc_method_handler(
+            self.serve,
+            request_deserializer=None,
+            response_serializer=bot_pb2.Assignment.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play, "Serve": serve})
+
+    async def serve(
+        self, raw: bytes, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[bot_pb2.Assignment]:
+        """A bot process's session: every seat assigned to it, as they come, until the
+        session is closed, taken over by another stream, or the referee shuts down."""
+        try:
+            request = bot_pb2.ServeRequest.FromString(raw)
+        except (DecodeError, ValueError):
+            await _abort(
+                context,
+                "INVALID_ARGUMENT",
+                "the request must be a ServeRequest with the session key",
+            )
+        try:
+            session, stream = self.referee.sessions.connect(request.key, request.agent)
+        except ProtocolError as exc:
+            await _abort(context, exc.code, str(exc))
+        log.info("session %s (%s) connected: %s", session.id, session.name, session.agent)
+        try:
+            # the headers tell the bot its session is on before any assignment comes
+            await context.send_initial_metadata(())
+            while (a := await stream.next()) is not None:
+                yield bot_pb2.Assignment(
+                    match_id=a.match_id,
+                    game=a.game,
+                    seat=a.seat,
+                    token=a.token,
+                    seat_name=a.seat_name,
+                )
+        finally:
+            self.referee.sessions.disconnect(session, stream)
 
     async def play(self, _requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        """A seat's session: Join, then answers until the match ends."""
+        """A seat's stream: Join, then answers until the match ends."""
         try:
             raw = await asyncio.wait_for(context.read(), JOIN_WAIT_S)
         except TimeoutError:
@@ -203,7 +241,8 @@ def _parse(raw: bytes) -> bot_pb2.BotMessage | None:
 
 
 class MatchesServicer(match_pb2_grpc.MatchesServicer):
-    """The platform side: create, watch, fetch and release matches."""
+    """The platform side: create, watch, fetch and release matches; open and close bot
+    sessions."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
@@ -224,6 +263,7 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
                 names,
                 clock,
                 request.match_id,
+                request.seat_sessions,
             )
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
@@ -297,6 +337,26 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         return match_pb2.ReleaseMatchResponse(released=released)
+
+    async def OpenSession(
+        self, request: match_pb2.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.OpenSessionResponse:
+        """Open a session for a bot process: its id, and its key for Serve."""
+        try:
+            session = self.referee.open_session(request.name)
+        except ProtocolError as exc:
+            await _abort(context, exc.code, str(exc))
+        log.info("session %s (%s) opened", session.id, session.name)
+        return match_pb2.OpenSessionResponse(session_id=session.id, key=session.key)
+
+    async def CloseSession(
+        self, request: match_pb2.CloseSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.CloseSessionResponse:
+        """Close a session: its stream ends and its unjoined seats count as never joined."""
+        closed = self.referee.close_session(request.session_id)
+        if closed:
+            log.info("session %s closed", request.session_id)
+        return match_pb2.CloseSessionResponse(closed=closed)
 
 
 def raise_open_files_limit() -> int:

@@ -1,5 +1,5 @@
-"""docs/protocol.md shows a transcript of one short match: it must be what the
-referee sends today (real referee process, real sockets)."""
+"""docs/protocol.md shows a transcript of one short match and one of a bot session:
+they must be what the referee sends today (real referee process, real sockets)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.protocol_transcript import MATCH_ID, comparable, documented, play_transcript
+from tests.protocol_transcript import (
+    MATCH_ID,
+    SESSION_HEADING,
+    SESSION_MATCH_ID,
+    comparable,
+    documented,
+    play_session_transcript,
+    play_transcript,
+)
 from tests.referee_support import RefereeProcess, referee_fixture
 
 
@@ -34,3 +42,22 @@ def test_the_documented_transcript_is_what_the_referee_sends(ref: RefereeProcess
     assert record.actions and all(s.status == "ok" for s in record.seats)
     # C7: the non-dealer's draw from the stock after both passed was the referee's own move
     assert [a.source for a in record.actions].count("forced") == 1
+
+
+def test_the_documented_session_transcript_is_what_the_referee_sends(ref: RefereeProcess) -> None:
+    played = play_session_transcript(ref)
+    shown = documented(SESSION_HEADING)
+    for n, (doc_line, now) in enumerate(zip(shown, played, strict=False), start=1):
+        assert doc_line == now, (
+            f"line {n} of the session transcript in docs/protocol.md differs from the "
+            f"session played now:\n  doc: {doc_line}\n  now: {now}\nrewrite it with "
+            "`.venv/bin/python -m tests.protocol_transcript --write` and review the diff"
+        )
+    assert len(shown) == len(played), (
+        f"docs/protocol.md's session transcript has {len(shown)} lines, the session played "
+        f"now {len(played)}: rewrite it with `.venv/bin/python -m tests.protocol_transcript "
+        "--write`"
+    )
+    # the session's bot played the match it was told of to its end
+    record = ref.record(SESSION_MATCH_ID)
+    assert record.status == "completed" and all(s.status == "ok" for s in record.seats)

@@ -1,5 +1,6 @@
 """``arena referee`` (serve), ``arena verify`` (re-run a record), ``arena bot run``
-(play a bot file) and ``arena bench referee``."""
+(play a bot file: one match, or every match of a bot session) and ``arena bench
+referee``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import inspect
 import json
 import logging
 import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +58,20 @@ def register(sub: Any, bench_sub: Any) -> None:
     v.add_argument("record", type=Path, help="a record file (the protobuf MatchRecord bytes)")
     v.set_defaults(func=cmd_verify)
 
-    r = bot_actions(sub).add_parser("run", help="play one match with the bot defined in FILE")
+    r = bot_actions(sub).add_parser(
+        "run",
+        help="play the bot defined in FILE: one match (--token), or every match of a bot "
+        "session until it is closed (--session-key)",
+    )
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
     r.add_argument("--referee", default=os.environ.get("ARENA_REFEREE"), help="HOST:PORT")
     r.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="the seat token")
+    r.add_argument(
+        "--session-key",
+        default=os.environ.get("ARENA_SESSION_KEY"),
+        help="the key of a bot session: play every match it is seated in, until the "
+        "session is closed or the process is stopped",
+    )
     r.set_defaults(func=cmd_bot_run)
 
     bench = bench_sub.add_parser(
@@ -152,6 +165,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def load_bot(path: Path) -> Any:
     """The bot a file defines: ``bot`` (an instance), ``make_bot()``, or its one Bot subclass."""
+    return bot_factory(path)()
+
+
+def bot_factory(path: Path) -> Callable[[], Any]:
+    """How to make the bot a file defines, once per match: a ``bot`` instance (the same
+    one every match: it keeps what it learns), ``make_bot`` (called every match), or its
+    one Bot subclass (a new instance every match)."""
     from bots.sdk import Bot
 
     if not path.is_file():
@@ -162,10 +182,16 @@ def load_bot(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    if isinstance(getattr(module, "bot", None), Bot):
-        return module.bot
+    instance = getattr(module, "bot", None)
+    if isinstance(instance, Bot):
+
+        def reused() -> Any:
+            return instance
+
+        return reused
     if callable(getattr(module, "make_bot", None)):
-        return module.make_bot()
+        factory: Callable[[], Any] = module.make_bot
+        return factory
     classes = [
         obj
         for obj in vars(module).values()
@@ -176,16 +202,25 @@ def load_bot(path: Path) -> Any:
             f"{path} must define one Bot subclass, a `bot` instance or `make_bot()`; "
             f"found {len(classes)} Bot subclasses"
         )
-    return classes[0]()
+    cls: Callable[[], Any] = classes[0]
+    return cls
 
 
 def cmd_bot_run(args: argparse.Namespace) -> int:
-    """Play one match; prints the result line."""
+    """Play one match and print the result line, or serve a session until it is closed
+    or the process is stopped."""
     from bots.sdk import run
     from bots.sdk.client import BotSessionError
 
-    if not args.referee or not args.token:
-        raise CommandError("give --referee and --token (or set ARENA_REFEREE and ARENA_TOKEN)")
+    if not args.referee:
+        raise CommandError("give --referee (or set ARENA_REFEREE)")
+    if bool(args.token) == bool(args.session_key):
+        raise CommandError(
+            "give either --token (one match) or --session-key (every match of a session), "
+            f"{'not both' if args.token else 'one of them'} (or ARENA_TOKEN or ARENA_SESSION_KEY)"
+        )
+    if args.session_key:
+        return _serve_session(args)
     bot = load_bot(args.file)
     try:
         over = run(bot, args.referee, args.token)
@@ -198,6 +233,42 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         f"seat {over.seat}: rank {over.ranks[over.seat]}, scores {list(over.scores)}, "
         f"statuses {list(over.statuses)}"
     )
+    return 0
+
+
+def _serve_session(args: argparse.Namespace) -> int:
+    """Play every match of the session until the referee ends it, or SIGTERM/SIGINT."""
+    from bots.sdk import serve
+    from bots.sdk.client import BotSessionError
+
+    make_bot = bot_factory(args.file)
+
+    async def session() -> str:
+        task = asyncio.ensure_future(serve(make_bot, args.referee, args.session_key))
+        loop = asyncio.get_running_loop()
+        stopped_by: list[str] = []
+
+        def stop(sig: signal.Signals) -> None:
+            stopped_by.append(sig.name)
+            task.cancel()
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop, sig)
+        try:
+            await task
+        except asyncio.CancelledError:
+            if not stopped_by:
+                raise
+            return f"stopped by {stopped_by[0]}"
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+        return "the referee ended the session"
+
+    try:
+        print(f"session: {asyncio.run(session())}", flush=True)
+    except BotSessionError as exc:
+        raise CommandError(str(exc)) from exc
     return 0
 
 

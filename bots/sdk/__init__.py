@@ -7,10 +7,13 @@ class MyBot(Bot):
         return 0  # the first legal action
 
 run(MyBot())  # reads ARENA_REFEREE and ARENA_TOKEN
+
+A bot process that plays every match of a session: ``await serve(MyBot, referee, key)``
+(or ``arena bot run mybot.py --session-key KEY``).
 """
 
 from bots.sdk.bot import Bot, Clock, MatchOver, Request
-from bots.sdk.client import play, run
+from bots.sdk.client import play, run, serve
 from bots.sdk.helpers import SeenCards, best_arrangement, deadwood, gin_hand
 
 __all__ = [
@@ -24,4 +27,5 @@ __all__ = [
     "gin_hand",
     "play",
     "run",
+    "serve",
 ]

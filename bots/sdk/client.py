@@ -1,11 +1,14 @@
-"""Playing a bot over the referee's gRPC stream (docs/protocol.md)."""
+"""Playing a bot over the referee's gRPC stream (docs/protocol.md): one match
+(:func:`play`), or every match a bot session is seated in (:func:`serve`)."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import traceback
+from collections.abc import Callable
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -25,11 +28,17 @@ _NOTICE_NAMES = {
 #: The Play method; the stream carries bytes both ways (answers are encoded by
 #: referee.wire, the referee's messages parsed in ``_session``).
 _PLAY = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Play"
+#: The Serve method: a session's assignments.
+_SERVE = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Serve"
 
 
 #: How long a bot whose connection dropped in mid-match keeps trying to rejoin (the
 #: referee keeps its seat while its decision's clock runs: docs/protocol.md, "Rejoin").
 REJOIN_S = 10.0
+#: How long a session whose Serve stream dropped keeps trying to reconnect.
+RECONNECT_S = 10.0
+#: The longest wait between two attempts to reconnect a session, in seconds.
+RECONNECT_BACKOFF_S = 2.0
 
 
 class BotSessionError(RuntimeError):
@@ -153,6 +162,104 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> M
             bot.on_end(over)
             await call.done_writing()
             return over
+
+
+async def serve(
+    make_bot: Callable[[], Bot],
+    referee: str,
+    key: str,
+    *,
+    channel: grpc.aio.Channel | None = None,
+) -> None:
+    """Hold the session ``key`` opens on the referee at ``referee`` (host:port) and play
+    every match it is seated in, several at once, each on its own Play stream over the
+    same channel with a bot from ``make_bot()`` (called once per match).
+
+    A match whose play fails is logged; the session goes on. If the connection drops,
+    reconnect (with backoff) for up to :data:`RECONNECT_S` seconds, then give up with
+    BotSessionError, as at once for a key the referee does not know. Returns when the
+    referee ends the session (closed, taken over by another process, or the referee
+    shutting down) and the matches in progress have ended."""
+    own = channel is None
+    chan = channel or grpc.aio.insecure_channel(referee)
+    request = bot_pb2.ServeRequest(key=key, agent=_agent(make_bot)).SerializeToString()
+    playing: dict[str, asyncio.Task[None]] = {}  # by seat token, across reconnects
+    loop = asyncio.get_running_loop()
+    deadline, backoff = 0.0, 0.1
+    try:
+        while True:
+            call = chan.unary_stream(
+                _SERVE,
+                request_serializer=None,
+                response_deserializer=bot_pb2.Assignment.FromString,
+            )(request)
+            try:
+                await call.initial_metadata()
+                if not call.done():  # the referee took the key: the session is on
+                    deadline, backoff = 0.0, 0.1
+                async for assignment in call:
+                    token = assignment.token
+                    if token in playing:  # sent again after a reconnect
+                        continue
+                    task = loop.create_task(_play_seat(make_bot, referee, assignment, chan))
+                    playing[token] = task
+                    task.add_done_callback(functools.partial(_forget, playing, token))
+                break  # the referee ended the session
+            except grpc.aio.AioRpcError as exc:
+                code = exc.code()
+                if code == grpc.StatusCode.UNAUTHENTICATED:
+                    raise BotSessionError(
+                        f"the referee refused the session key: {exc.details()}"
+                    ) from None
+                if code != grpc.StatusCode.UNAVAILABLE:
+                    raise BotSessionError(f"{code.name}: {exc.details()}") from exc
+                now = loop.time()
+                deadline = deadline or now + RECONNECT_S
+                if now > deadline:
+                    raise BotSessionError(
+                        f"the session's connection to the referee dropped and reconnecting "
+                        f"failed for {RECONNECT_S:.0f} s: {exc.details()}"
+                    ) from None
+                log.warning("the session's connection dropped (%s); reconnecting", exc.details())
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, RECONNECT_BACKOFF_S)
+        if playing:
+            await asyncio.wait(list(playing.values()))
+    finally:
+        for task in list(playing.values()):
+            task.cancel()
+        if playing:
+            await asyncio.wait(list(playing.values()))
+        if own:
+            await chan.close()
+
+
+def _forget(playing: dict[str, asyncio.Task[None]], token: str, _task: object) -> None:
+    playing.pop(token, None)
+
+
+def _agent(make_bot: Callable[[], Bot]) -> str:
+    """How a session introduces itself: the bot class's name, else the factory's."""
+    name = getattr(make_bot, "name", None)
+    return name if isinstance(name, str) else getattr(make_bot, "__name__", "bot")
+
+
+async def _play_seat(
+    make_bot: Callable[[], Bot],
+    referee: str,
+    assignment: bot_pb2.Assignment,
+    channel: grpc.aio.Channel,
+) -> None:
+    """Play one match of a session with a fresh bot; a failure is logged, not raised."""
+    where = f"match {assignment.match_id}, seat {assignment.seat}"
+    try:
+        over = await play(make_bot(), referee, assignment.token, channel)
+    except BotSessionError as exc:
+        log.error("%s: %s", where, exc)
+    except Exception:
+        log.exception("%s failed", where)
+    else:
+        log.info("%s: %s", where, f"aborted ({over.aborted})" if over.aborted else "over")
 
 
 def run(bot: Bot, referee: str | None = None, token: str | None = None) -> MatchOver:

@@ -22,6 +22,28 @@ NOTICE_KIND_INVALID: NoticeKind
 NOTICE_KIND_CRASHED: NoticeKind
 NOTICE_KIND_FORFEITED: NoticeKind
 
+class ServeRequest(_message.Message):
+    __slots__ = ("key", "agent")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    agent: str
+    def __init__(self, key: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
+
+class Assignment(_message.Message):
+    __slots__ = ("match_id", "game", "seat", "token", "seat_name")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_NAME_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    game: str
+    seat: int
+    token: str
+    seat_name: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ..., seat_name: _Optional[str] = ...) -> None: ...
+
 class BotMessage(_message.Message):
     __slots__ = ("join", "answer", "error")
     JOIN_FIELD_NUMBER: _ClassVar[int]

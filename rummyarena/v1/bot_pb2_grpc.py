@@ -40,6 +40,11 @@ class RefereeStub:
                 request_serializer=rummyarena_dot_v1_dot_bot__pb2.BotMessage.SerializeToString,
                 response_deserializer=rummyarena_dot_v1_dot_bot__pb2.RefereeMessage.FromString,
                 _registered_method=True)
+        self.Serve = channel.unary_stream(
+                '/rummyarena.v1.Referee/Serve',
+                request_serializer=rummyarena_dot_v1_dot_bot__pb2.ServeRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_bot__pb2.Assignment.FromString,
+                _registered_method=True)
 
 
 class RefereeServicer:
@@ -47,7 +52,15 @@ class RefereeServicer:
     """
 
     def Play(self, request_iterator, context):
-        """A seat's session. The first message must be a Join with the seat's token.
+        """A seat's stream. The first message must be a Join with the seat's token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Serve(self, request, context):
+        """A bot process's session (docs/protocol.md, "Sessions"): it presents its session key
+        once, then is told of each match it is seated in, and plays each on its own Play stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -60,6 +73,11 @@ def add_RefereeServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=rummyarena_dot_v1_dot_bot__pb2.BotMessage.FromString,
                     response_serializer=rummyarena_dot_v1_dot_bot__pb2.RefereeMessage.SerializeToString,
+            ),
+            'Serve': grpc.unary_stream_rpc_method_handler(
+                    servicer.Serve,
+                    request_deserializer=rummyarena_dot_v1_dot_bot__pb2.ServeRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_bot__pb2.Assignment.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -90,6 +108,33 @@ class Referee:
             '/rummyarena.v1.Referee/Play',
             rummyarena_dot_v1_dot_bot__pb2.BotMessage.SerializeToString,
             rummyarena_dot_v1_dot_bot__pb2.RefereeMessage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Serve(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/rummyarena.v1.Referee/Serve',
+            rummyarena_dot_v1_dot_bot__pb2.ServeRequest.SerializeToString,
+            rummyarena_dot_v1_dot_bot__pb2.Assignment.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,7 +21,7 @@ MATCH_STATE_RUNNING: MatchState
 MATCH_STATE_FINISHED: MatchState
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "options", "seed", "seat_names", "clock", "match_id")
+    __slots__ = ("game", "options", "seed", "seat_names", "clock", "match_id", "seat_sessions")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -35,13 +35,15 @@ class CreateMatchRequest(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SESSIONS_FIELD_NUMBER: _ClassVar[int]
     game: str
     options: _containers.MessageMap[str, _common_pb2.OptionValue]
     seed: int
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     clock: _common_pb2.ClockRules
     match_id: str
-    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    seat_sessions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., match_id: _Optional[str] = ..., seat_sessions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "tokens")
@@ -94,3 +96,29 @@ class ReleaseMatchResponse(_message.Message):
     RELEASED_FIELD_NUMBER: _ClassVar[int]
     released: bool
     def __init__(self, released: _Optional[bool] = ...) -> None: ...
+
+class OpenSessionRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class OpenSessionResponse(_message.Message):
+    __slots__ = ("session_id", "key")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    key: str
+    def __init__(self, session_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class CloseSessionRequest(_message.Message):
+    __slots__ = ("session_id",)
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+
+class CloseSessionResponse(_message.Message):
+    __slots__ = ("closed",)
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    closed: bool
+    def __init__(self, closed: _Optional[bool] = ...) -> None: ...

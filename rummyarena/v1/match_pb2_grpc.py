@@ -57,6 +57,16 @@ class MatchesStub:
                 request_serializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.SerializeToString,
                 response_deserializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.FromString,
                 _registered_method=True)
+        self.OpenSession = channel.unary_unary(
+                '/rummyarena.v1.Matches/OpenSession',
+                request_serializer=rummyarena_dot_v1_dot_match__pb2.OpenSessionRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_match__pb2.OpenSessionResponse.FromString,
+                _registered_method=True)
+        self.CloseSession = channel.unary_unary(
+                '/rummyarena.v1.Matches/CloseSession',
+                request_serializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.FromString,
+                _registered_method=True)
 
 
 class MatchesServicer:
@@ -95,6 +105,22 @@ class MatchesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenSession(self, request, context):
+        """Open a session for a bot process: its id names it in CreateMatch's seat_sessions,
+        its key is the bot's credential for Referee.Serve.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseSession(self, request, context):
+        """Close a session: its Serve stream ends (OK), its key is forgotten, and the seats
+        assigned through it that have not joined count as never joined.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -117,6 +143,16 @@ def add_MatchesServicer_to_server(servicer, server):
                     servicer.ReleaseMatch,
                     request_deserializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.FromString,
                     response_serializer=rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.SerializeToString,
+            ),
+            'OpenSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenSession,
+                    request_deserializer=rummyarena_dot_v1_dot_match__pb2.OpenSessionRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_match__pb2.OpenSessionResponse.SerializeToString,
+            ),
+            'CloseSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseSession,
+                    request_deserializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -230,6 +266,60 @@ class Matches:
             '/rummyarena.v1.Matches/ReleaseMatch',
             rummyarena_dot_v1_dot_match__pb2.ReleaseMatchRequest.SerializeToString,
             rummyarena_dot_v1_dot_match__pb2.ReleaseMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummyarena.v1.Matches/OpenSession',
+            rummyarena_dot_v1_dot_match__pb2.OpenSessionRequest.SerializeToString,
+            rummyarena_dot_v1_dot_match__pb2.OpenSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummyarena.v1.Matches/CloseSession',
+            rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.SerializeToString,
+            rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,
