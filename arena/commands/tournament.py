@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -424,7 +425,7 @@ def _table(table: Standings, title: str = "") -> Any:
 
     t = Table(title=title or None)
     for column in ("#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)"):
-        t.add_column(column, justify="left" if column == "bot" else "right")
+        t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     labels = {line.version: line.label for line in table.lines}
     short = {v: f"{i + 1}" for i, v in enumerate(labels)}
     for version in labels:
@@ -496,7 +497,7 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
             )
         )
         return 0
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 160)
     kind = (
         "duplicate deals (each deal played once per seat rotation)"
         if tournament.duplicate
