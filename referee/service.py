@@ -315,9 +315,13 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
     async def GetMatch(
         self, request: match_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.GetMatchResponse:
-        """The match's state, and its result and record once finished."""
+        """The match's state, and its result and record once finished; with ``wait``,
+        once it has finished."""
         try:
             match = self.referee.get(request.match_id)
+            if request.wait and not isinstance(match, FinishedMatch):
+                await match.done.wait()
+                match = self.referee.get(request.match_id)
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         reply = match_pb2.GetMatchResponse(match_id=match.id, state=_STATE[match.phase])

@@ -92,6 +92,27 @@ def test_watch_streams_public_events_then_the_result(ref: RefereeProcess) -> Non
     ref.record(match.match_id)
 
 
+def test_get_match_with_wait_answers_once_the_match_has_finished(ref: RefereeProcess) -> None:
+    match = ref.create("hollywood-gin", 2, seed=4, options={"max_hands": 1})
+    request = match_pb2.GetMatchRequest(match_id=match.match_id, wait=True)
+    waiting = ref.matches.GetMatch.future(request, metadata=ref.metadata, timeout=60)
+    now = ref.matches.GetMatch(
+        match_pb2.GetMatchRequest(match_id=match.match_id), metadata=ref.metadata
+    )
+    assert now.state == match_pb2.MATCH_STATE_WAITING and not now.HasField("record")
+    assert not waiting.done()  # still waiting: no seat has joined
+    procs = [
+        start_bot(RANDOM, ref.address, tok, ARENA_BOT_SEED=str(i))
+        for i, tok in enumerate(match.tokens)
+    ]
+    reply = waiting.result()
+    for code, out in wait_all(procs):
+        assert code == 0, out
+    assert reply.state == match_pb2.MATCH_STATE_FINISHED
+    assert len(reply.result.seats) == 2 and len(reply.record.action_index) > 0
+    ref.record(match.match_id)
+
+
 def test_unknown_game_and_bad_options_are_invalid_argument(ref: RefereeProcess) -> None:
     with pytest.raises(grpc.RpcError) as err:
         ref.create("chess", 2)

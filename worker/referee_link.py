@@ -121,18 +121,10 @@ class RefereeLink:
         self._call("CreateMatch", request)
 
     def wait(self, match_id: str, timeout: float) -> Any:
-        """Follow the match until it ends; its ``GetMatchResponse`` (result and record)."""
-        request = match_pb2.WatchMatchRequest(match_id=match_id)
-        try:
-            for update in self.stub.WatchMatch(request, timeout=timeout, metadata=self.metadata):
-                if update.HasField("result"):
-                    break
-        except grpc.RpcError as exc:
-            raise RefereeGone(
-                f"watching match {match_id} at {self.address} failed: "
-                f"{exc.code().name}: {exc.details()}"
-            ) from exc
-        return self._call("GetMatch", match_pb2.GetMatchRequest(match_id=match_id))
+        """Wait for the match to end (one call, not its stream of events); its
+        ``GetMatchResponse`` with result and record."""
+        request = match_pb2.GetMatchRequest(match_id=match_id, wait=True)
+        return self._call("GetMatch", request, timeout=timeout)
 
     def release(self, match_id: str) -> None:
         """Let the referee forget a finished match whose record is stored."""

@@ -68,10 +68,12 @@ class MatchUpdate(_message.Message):
     def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "wait")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    wait: bool
+    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
 
 class GetMatchResponse(_message.Message):
     __slots__ = ("match_id", "state", "result", "record")
