@@ -16,6 +16,7 @@ import psycopg
 import redis
 
 from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv, alive, descendants
+from tests.store_fixtures import finished_match
 from worker import tasks
 from worker.app import configure
 
@@ -87,6 +88,13 @@ def test_three_bot_round_robin_end_to_end(platform_env: PlatformEnv) -> None:
     board = json.loads(env.arena("leaderboard", "--game", "hollywood-gin", "--json").stdout)
     assert {row["bot"] for row in board} == set(lines)
     assert all(row["games"] == 4 for row in board)
+    # one match, looked at afterwards: its bots, results and events, and its record verifies
+    some = env.store.list_matches(tournament_id=tournament_id, limit=1)[0]
+    shown = env.arena("match", "show", str(some.id), "--record", str(env.home / "m.record"))
+    assert shown.returncode == 0, shown.stderr
+    assert "rank 0" in shown.stdout and "upcard" in shown.stdout
+    verified = env.arena("verify", str(env.home / "m.record"))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
     # the pool started one process per bot version, not one per match, and keeps them
     bots = [p for p in descendants(worker.pid) if b"bot\0run" in _cmdline(p)]
     assert len(bots) == 3, env.worker_log()
@@ -352,3 +360,23 @@ def test_embedded_demo_leaves_no_process_behind(tmp_path: Path) -> None:
         time.sleep(0.2)
     left = [p for p in seen if alive(p)]
     assert left == [], f"processes left behind: {[_cmdline(p) for p in left]}"
+
+
+def test_match_of_an_unfinished_duplicate_deal_is_held_back(platform_env: PlatformEnv) -> None:
+    env = platform_env
+    for name in ("a", "b"):
+        env.submit(EXAMPLES / "random_bot.py", name, "hollywood-gin")
+    created = env.arena(
+        "tournament", "create", "--game", "hollywood-gin", "--bots", "a,b", "--games", "2",
+        "--duplicate",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    first = env.store.claim_match("test")
+    assert first is not None and first.duplicate_set is not None
+    assert env.store.finish_match(first.id, "test", finished_match("hollywood-gin", [0, 1], [9, 0]))
+    shown = env.arena("match", "show", str(first.id))
+    assert shown.returncode == 0, shown.stderr
+    assert "held back" in shown.stdout and "rank 0" in shown.stdout
+    refused = env.arena("match", "show", str(first.id), "--record", str(env.home / "r"))
+    assert refused.returncode == 2 and "held back" in refused.stderr
+    assert not (env.home / "r").exists()

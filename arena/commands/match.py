@@ -163,7 +163,24 @@ def cmd_show(args: argparse.Namespace) -> int:
         labels = store.labels(match.seats)
         seats = store.seat_results(match.id) if match.state == "done" else []
         events: list[tuple[int | None, str]] = []
-        if match.state == "done":
+        held = match.duplicate_set is not None and any(
+            m.duplicate_set == match.duplicate_set and m.state in ("queued", "running")
+            for m in store.list_matches(tournament_id=match.tournament_id, limit=100_000)
+        )
+        if held and args.record is not None:
+            raise CommandError(
+                f"match {match.id}'s record is held back until every match of its duplicate "
+                "deal has finished (it shows the deal the others are still playing)"
+            )
+        if held:
+            events.append(
+                (
+                    None,
+                    "(the record is held back until every match of its duplicate deal has "
+                    "finished: it shows the deal the others are still playing)",
+                )
+            )
+        elif match.state == "done":
             data = store.record(match.id)
             if args.record is not None:
                 args.record.write_bytes(data)
