@@ -1,5 +1,6 @@
 """``arena play``: matches between bot files on this machine, with a referee in this
-process and one ``arena bot run`` process per seat, then a results table. No database.
+process and one ``arena bot run --session-key`` process per bot file that plays every match
+it is seated in (started again if it dies), then a results table. No database.
 
 Seats rotate from match to match (seat order is part of a game's luck); with
 ``--duplicate`` each seed is dealt once per rotation, so every bot plays every seat of
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
     from referee.clock import ClockRules
     from referee.matches import Referee
 
-#: How long a bot process may run on after its match has ended before it is stopped.
-LINGER_S = 10.0
 #: How long a stopped process has to exit after SIGTERM before it is killed.
 TERM_S = 3.0
 #: How long a match waits for its bots to join (their processes start meanwhile).
@@ -74,7 +73,7 @@ class Pairing:
 
 @dataclass(slots=True)
 class Played:
-    """One match as played: the referee's result and the bot processes' ends."""
+    """One match as played: the referee's result and the bot processes that played it."""
 
     pairing: Pairing
     match_id: str = ""
@@ -85,7 +84,6 @@ class Played:
     statuses: tuple[str, ...] = ()
     forfeited: tuple[bool, ...] = ()
     pids: list[int] = field(default_factory=list)
-    exit_codes: list[int | None] = field(default_factory=list)
 
 
 def schedule(bots: int, games: int, seed: int, duplicate: bool) -> list[Pairing]:
@@ -244,7 +242,6 @@ def _match_json(p: Played, names: list[str]) -> dict[str, Any]:
         "statuses": list(p.statuses),
         "forfeited": list(p.forfeited),
         "bot_pids": p.pids,
-        "bot_exit_codes": p.exit_codes,
     }
 
 
@@ -274,6 +271,51 @@ def _print_table(game: str, stats: list[dict[str, Any]], played: list[Played]) -
         console.print(f"{len(aborted)} matches aborted (no result): {aborted[0].reason}")
 
 
+class _SessionBots:
+    """One ``arena bot run --session-key`` process per bot file, serving every match its
+    bot is seated in; one that has died is started again for its next match."""
+
+    def __init__(self, referee: Referee, port: int, paths: Sequence[Path], names: list[str]):
+        self.referee, self.port, self.paths, self.names = referee, port, paths, names
+        self.running: dict[int, tuple[asyncio.subprocess.Process, str]] = {}
+        self.started: list[asyncio.subprocess.Process] = []
+        self.lock = asyncio.Lock()
+
+    async def session(self, bot: int) -> tuple[str, int]:
+        """The session id and process id serving ``bot``."""
+        async with self.lock:
+            entry = self.running.get(bot)
+            if entry is not None and entry[0].returncode is None:
+                return entry[1], entry[0].pid
+            if entry is not None:
+                self.referee.close_session(entry[1])
+            session = self.referee.open_session(self.names[bot])
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "arena",
+                "bot",
+                "run",
+                str(self.paths[bot]),
+                "--referee",
+                f"127.0.0.1:{self.port}",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                env={**os.environ, "ARENA_SESSION_KEY": session.key},
+                start_new_session=True,  # Ctrl-C reaches this process, which stops them
+            )
+            self.running[bot] = (proc, session.id)
+            self.started.append(proc)
+            return session.id, proc.pid
+
+    async def stop(self) -> None:
+        """Close every session and stop every process."""
+        for _, session_id in self.running.values():
+            self.referee.close_session(session_id)
+        await asyncio.gather(*(_stop(p) for p in self.started), return_exceptions=True)
+
+
 async def _play_all(
     game: str,
     options: dict[str, Any],
@@ -283,8 +325,9 @@ async def _play_all(
     pairings: list[Pairing],
     concurrency: int,
 ) -> list[Played]:
-    """Start a referee, play every pairing (``concurrency`` at once), and stop the referee
-    and every bot process whatever happens, Ctrl-C and SIGTERM included."""
+    """Start a referee and the bots, play every pairing (``concurrency`` at once), and
+    stop the referee and every bot process whatever happens, Ctrl-C and SIGTERM
+    included."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -295,7 +338,7 @@ async def _play_all(
     assert main is not None
     loop.add_signal_handler(signal.SIGTERM, main.cancel)
     server, referee, port = await start_server(0, "127.0.0.1", secret=secrets.token_urlsafe(24))
-    procs: set[asyncio.subprocess.Process] = set()
+    bots = _SessionBots(referee, port, paths, names)
     limit = asyncio.Semaphore(concurrency)
     console = Console(stderr=True)
     progress = Progress(
@@ -309,38 +352,17 @@ async def _play_all(
 
     async def one(pairing: Pairing, bar: Any) -> Played:
         async with limit:
+            served = [await bots.session(b) for b in pairing.seats]
             match = referee.create(
-                game, options, pairing.seed, [names[b] for b in pairing.seats], clock
+                game,
+                options,
+                pairing.seed,
+                [names[b] for b in pairing.seats],
+                clock,
+                seat_sessions=[session for session, _ in served],
             )
-            played = Played(pairing, match.id)
-            bots = []
-            for seat, b in zip(match.seats, pairing.seats, strict=True):
-                proc = await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "arena",
-                    "bot",
-                    "run",
-                    str(paths[b]),
-                    "--referee",
-                    f"127.0.0.1:{port}",
-                    "--token",
-                    seat.token,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.DEVNULL,
-                    start_new_session=True,  # Ctrl-C reaches this process, which stops them
-                )
-                procs.add(proc)
-                played.pids.append(proc.pid)
-                bots.append(proc)
+            played = Played(pairing, match.id, pids=[pid for _, pid in served])
             await match.done.wait()
-            for proc in bots:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(proc.wait(), LINGER_S)
-                await _stop(proc)
-                procs.discard(proc)
-                played.exit_codes.append(proc.returncode)
             record = match.record
             assert record is not None  # the match has finished
             played.status, played.reason = record.status, record.reason
@@ -360,7 +382,7 @@ async def _play_all(
             return [task.result() for task in tasks]
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
-        await asyncio.shield(_shutdown(procs, referee, server))
+        await asyncio.shield(_shutdown(bots, referee, server))
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
@@ -377,7 +399,7 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         await proc.wait()
 
 
-async def _shutdown(procs: set[asyncio.subprocess.Process], referee: Referee, server: Any) -> None:
-    await asyncio.gather(*(_stop(p) for p in list(procs)), return_exceptions=True)
+async def _shutdown(bots: _SessionBots, referee: Referee, server: Any) -> None:
+    await bots.stop()
     await referee.close()
     await server.stop(0)
