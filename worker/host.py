@@ -63,6 +63,7 @@ class Host:
     stopping: threading.Event = field(default_factory=threading.Event)
     name: str = field(default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}")
     _clocks: dict[int, ClockRules] = field(default_factory=dict)
+    _labels: dict[int, str] = field(default_factory=dict)  # bot versions never change
 
     def close(self) -> None:
         """Stop the bot processes and the referee."""
@@ -136,7 +137,9 @@ class Host:
         return state
 
     def _play(self, match: Match, holder: str) -> str:
-        labels = self.store.labels(match.seats)
+        if not self._labels.keys() >= set(match.seats):
+            self._labels.update(self.store.labels(match.seats))
+        labels = self._labels
         sessions = [self.pool.session(v) for v in match.seats]
         referee_id = f"m{match.id}a{match.attempts}"
         self.link.create_match(

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 
 #: How often a running tournament's progress is read when no notice comes (seconds).
 TICK_S = 1.0
-#: Drain tasks per local worker slot when a tournament is started.
-DRAINS_PER_SLOT = 1
+#: Drain tasks sent when a tournament is run (at most one per queued match): the most
+#: matches the cluster plays at once for it. A drain task that finds nothing left returns
+#: at once, so a cap above the cluster's slots costs little.
+PARALLEL = 32
 #: After this long with matches queued and none taken, say how to start a worker.
 IDLE_HINT_S = 15.0
 
@@ -120,6 +122,12 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--concurrency", type=int, default=2, help="matches at once per local worker (default 2)"
+    )
+    p.add_argument(
+        "--parallel",
+        type=int,
+        default=PARALLEL,
+        help=f"most matches played at once across the workers (default {PARALLEL})",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
 
@@ -260,7 +268,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         with_store(lambda store: (made(store), 0)[1])
         print("play it with: arena tournament run ID")
         return 0
-    return _with_platform(args, lambda p: run(p, made(p.store), args.quiet))
+    return _with_platform(args, lambda p: run(p, made(p.store), args.quiet, args.parallel))
 
 
 # -- run and watch -------------------------------------------------------------------------
@@ -273,17 +281,21 @@ def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) ->
     workers = args.local_workers
     if workers is None:
         workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
-    if workers < 0 or args.concurrency < 1:
-        raise CommandError("--local-workers must be 0 or more and --concurrency at least 1")
+    if workers < 0 or args.concurrency < 1 or args.parallel < 1:
+        raise CommandError(
+            "--local-workers must be 0 or more, --concurrency and --parallel at least 1"
+        )
     with platform(workers=workers, concurrency=args.concurrency) as running:
         return body(running)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return _with_platform(args, lambda p: run(p, args.id, args.quiet))
+    return _with_platform(args, lambda p: run(p, args.id, args.quiet, args.parallel))
 
 
-def run(platform: Platform, tournament_id: int, quiet: bool = False) -> int:
+def run(
+    platform: Platform, tournament_id: int, quiet: bool = False, parallel: int = PARALLEL
+) -> int:
     """Enqueue the tournament's work and follow it to the end; print the standings."""
     from worker import host, tasks
 
@@ -291,8 +303,7 @@ def run(platform: Platform, tournament_id: int, quiet: bool = False) -> int:
     tournament = store.tournament(tournament_id)
     host.sweep(store, tasks.play_match.delay)  # matches of workers that vanished
     progress = store.tournament_progress(tournament_id)
-    slots = max(1, len(platform.workers)) * 2
-    for _ in range(min(progress["queued"], slots * DRAINS_PER_SLOT)):
+    for _ in range(min(progress["queued"], parallel)):
         tasks.drain.delay(tournament_id)
     follow(platform, tournament, quiet, sweep=True)
     return report(store, tournament_id, json_out=False)
