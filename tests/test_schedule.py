@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.schedule import ScheduleError, meetings, round_robin
+from worker.schedule import ScheduleError, gauntlet, meetings, round_robin
 
 
 def test_two_player_every_pair_plays_n_matches_with_seats_alternated() -> None:
@@ -83,3 +83,13 @@ def test_refusals_name_the_problem() -> None:
         round_robin(3, 2, 0)
     with pytest.raises(ScheduleError, match="over 100,000 matches"):
         round_robin(60, 4, 1)
+
+
+def test_gauntlet_seats_the_first_bot_at_every_table() -> None:
+    two = gauntlet(4, 2, 3, seed=1)
+    assert len(two) == 3 * 3 and all(0 in p.seats for p in two)
+    assert Counter(max(p.seats) for p in two) == {1: 3, 2: 3, 3: 3}
+    assert Counter(p.seats[0] for p in two)[0] == 6  # seats alternate: first in 2 of 3
+    tables = gauntlet(5, 3, 3, duplicate=True, seed=2)
+    assert all(0 in p.seats for p in tables)
+    assert len({frozenset(p.seats) for p in tables}) == 6  # every table of 3 with bot 0

@@ -73,3 +73,29 @@ def test_watch_follows_a_tournament_run_elsewhere(platform_env: PlatformEnv) -> 
     assert "4 done, 0 failed" in out
     listing = json.loads(env.arena("tournament", "list", "--json").stdout)
     assert listing[0]["state"] == "done" and listing[0]["progress"]["done"] == 4
+
+
+def test_gauntlet_plays_one_bot_against_each_of_a_list(platform_env: PlatformEnv) -> None:
+    env = platform_env
+    _register(env)
+    env.submit(EXAMPLES / "heuristic_bot.py", "heur", "hollywood-gin")
+    env.start_worker()
+    done = env.arena(
+        "gauntlet", "heur", "--against", "rnd,mini", "--game", "hollywood-gin", "--games", "2",
+        "--option", "max_hands=1", "--run", "--local-workers", "0", "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + env.worker_log()
+    tournament_id = int(done.stdout.split()[1].rstrip(":"))
+    heur = env.store.bot_by_name("heur")
+    assert heur is not None
+    hero = env.store.bot_versions(heur.id)[0].version.id
+    matches = env.store.list_matches(tournament_id=tournament_id)
+    assert len(matches) == 4 and all(hero in m.seats for m in matches)
+    assert all(m.state == "done" for m in matches)
+    standings = json.loads(
+        env.arena("tournament", "standings", str(tournament_id), "--json").stdout
+    )
+    assert standings["format"] == "gauntlet"
+    lines = {line["bot"]: line for line in standings["standings"]}
+    assert lines["heur@v1"]["matches"] == 4 and lines["rnd@v1"]["matches"] == 2
+    assert standings["cross_table"]["rnd@v1"]["mini@v1"]["games"] == 0

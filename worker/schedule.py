@@ -93,6 +93,23 @@ def round_robin(
     return out
 
 
+def gauntlet(
+    entrants: int,
+    table_size: int,
+    games: int,
+    *,
+    duplicate: bool = False,
+    seed: int = 0,
+) -> list[Pairing]:
+    """Entrant 0 against the others: the round robin's tables that seat entrant 0 (with two
+    players, entrant 0 against each other bot in turn), each playing ``games`` matches."""
+    return [
+        p
+        for p in round_robin(entrants, table_size, games, duplicate=duplicate, seed=seed)
+        if 0 in p.seats
+    ]
+
+
 def meetings(pairings: list[Pairing]) -> dict[tuple[int, int], int]:
     """How many matches each pair of entrants (smaller index first) sat at together."""
     count: dict[tuple[int, int], int] = {}

@@ -73,6 +73,25 @@ def register(sub: Any, bench_sub: Any) -> None:
     _run_arguments(c)
     c.set_defaults(func=cmd_create)
 
+    g = sub.add_parser(
+        "gauntlet", help="one bot against each of a list of bots, N matches each (a tournament)"
+    )
+    g.add_argument("hero", metavar="BOT", help="the bot that plays every match")
+    g.add_argument("--against", required=True, help="comma-separated opponents")
+    g.add_argument("--game", required=True)
+    g.add_argument(
+        "--games", type=int, default=10, metavar="N", help="matches per opponent (default 10)"
+    )
+    g.add_argument("--table-size", type=int, default=None, metavar="K")
+    g.add_argument("--duplicate", action="store_true", help="each deal once per seat rotation")
+    g.add_argument("--clock", action="append", default=[], metavar="KEY=MS")
+    g.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    g.add_argument("--name", default=None)
+    g.add_argument("--seed", type=int, default=None)
+    g.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
+    _run_arguments(g)
+    g.set_defaults(func=cmd_gauntlet)
+
     r = tsub.add_parser("run", help="play a tournament's remaining matches, showing progress")
     r.add_argument("id", type=int)
     _run_arguments(r)
@@ -192,11 +211,13 @@ def create(
     clock: dict[str, int],
     name: str | None,
     seed: int | None,
+    format: str = "round-robin",
 ) -> tuple[int, int]:
-    """Schedule a round robin; returns (tournament id, matches queued)."""
+    """Schedule a round robin, or with ``format="gauntlet"`` the first bot against each of
+    the others; returns (tournament id, matches queued)."""
     from referee.engine import UnknownGameError
     from referee.games import get_game
-    from worker.schedule import ScheduleError, round_robin
+    from worker.schedule import ScheduleError, gauntlet, round_robin
     from worker.store import ScheduledMatch
 
     try:
@@ -212,7 +233,8 @@ def create(
         )
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     try:
-        pairings = round_robin(len(versions), size, games, duplicate=duplicate, seed=seed)
+        schedule = gauntlet if format == "gauntlet" else round_robin
+        pairings = schedule(len(versions), size, games, duplicate=duplicate, seed=seed)
     except ScheduleError as exc:
         raise CommandError(str(exc)) from None
     settings = {
@@ -223,9 +245,10 @@ def create(
         "seed": seed,
     }
     tournament_id = store.create_tournament(
-        name or f"{game} round robin",
+        name or f"{game} {format.replace('-', ' ')}",
         game,
         versions,
+        format=format,
         options=settings,
         duplicate=duplicate,
     )
@@ -241,12 +264,23 @@ def create(
     return tournament_id, len(pairings)
 
 
+def cmd_gauntlet(args: argparse.Namespace) -> int:
+    opponents = [b.strip() for b in args.against.split(",") if b.strip()]
+    if not opponents:
+        raise CommandError("--against needs at least one bot, comma-separated")
+    return _create_command(args, [args.hero, *opponents], "gauntlet")
+
+
 def cmd_create(args: argparse.Namespace) -> int:
-    options = parse_options(args.option)
-    clock = _clock(args.clock)
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) < 2:
         raise CommandError("--bots needs at least two bots, comma-separated")
+    return _create_command(args, bots, "round-robin")
+
+
+def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> int:
+    options = parse_options(args.option)
+    clock = _clock(args.clock)
 
     def made(store: Store) -> int:
         tournament_id, count = create(
@@ -260,6 +294,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             clock=clock,
             name=args.name,
             seed=args.seed,
+            format=format,
         )
         print(f"tournament {tournament_id}: {count} {args.game} matches queued", flush=True)
         return tournament_id
@@ -490,6 +525,7 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
                     "tournament": tournament_id,
                     "name": tournament.name,
                     "game": tournament.game,
+                    "format": tournament.format,
                     "duplicate": tournament.duplicate,
                     "settings": tournament.options,
                     "progress": counts,
@@ -509,11 +545,9 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
         )
         return 0
     console = Console(width=None if sys.stdout.isatty() else 160)
-    kind = (
-        "duplicate deals (each deal played once per seat rotation)"
-        if tournament.duplicate
-        else "round robin"
-    )
+    kind = tournament.format.replace("-", " ")
+    if tournament.duplicate:
+        kind += ", duplicate deals (each deal played once per seat rotation)"
     console.print(
         _table(
             table,
