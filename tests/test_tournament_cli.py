@@ -99,3 +99,15 @@ def test_gauntlet_plays_one_bot_against_each_of_a_list(platform_env: PlatformEnv
     lines = {line["bot"]: line for line in standings["standings"]}
     assert lines["heur@v1"]["matches"] == 4 and lines["rnd@v1"]["matches"] == 2
     assert standings["cross_table"]["rnd@v1"]["mini@v1"]["games"] == 0
+
+
+def test_bench_tournament_runs_and_reports_its_figures(platform_env: PlatformEnv) -> None:
+    done = platform_env.arena(
+        "bench", "tournament", "--matches", "6", "--repeats", "1", "--json", timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert figures["matches"] == 6 and len(figures["ratios"]) == 1
+    assert figures["alone_matches_per_s"] > 0 and figures["platform_matches_per_s"] > 0
+    assert figures["platform_cpu_ms_per_match"] > 0 and figures["latency_samples"] >= 10
+    assert figures["bot_processes"] == 2  # one per bot version, not one per match

@@ -9,6 +9,8 @@
   the sweep, or a single match).
 - ``arena.sweep()``: re-queue matches whose lease expired, and enqueue each again (run
   every :data:`SWEEP_S` seconds by ``arena scheduler``).
+- ``arena.ladder_tick()``: rate the ladders' new results and queue their next matches
+  (every :data:`LADDER_TICK_S` seconds).
 
 Every task is safe to run twice: the atomic claim of the match row decides, and a finish
 is committed only under the claim that played it.
@@ -27,6 +29,8 @@ from worker.app import app
 DRAIN_S = 60.0
 #: How often the scheduler sweeps expired leases (seconds; ``ARENA_SWEEP_S``).
 SWEEP_S = float(os.environ.get("ARENA_SWEEP_S") or 10.0)
+#: How often the scheduler ticks the ladders (seconds; ``ARENA_LADDER_TICK_S``).
+LADDER_TICK_S = float(os.environ.get("ARENA_LADDER_TICK_S") or 5.0)
 
 
 @app.task(name="arena.drain", acks_late=True, reject_on_worker_lost=True)
@@ -52,6 +56,16 @@ def sweep() -> dict[str, Any]:
     return {str(k): v for k, v in moved.items()}
 
 
+@app.task(name="arena.ladder_tick", acks_late=True, reject_on_worker_lost=True)
+def ladder_tick() -> dict[str, list[int]]:
+    """Tick every running ladder; their new matches are enqueued after their commit."""
+    from worker import ladder
+
+    queued = ladder.tick(host.current().store, play_match.delay)
+    return {str(k): v for k, v in queued.items()}
+
+
 app.conf.beat_schedule = {
     "sweep-expired-leases": {"task": "arena.sweep", "schedule": SWEEP_S},
+    "tick-ladders": {"task": "arena.ladder_tick", "schedule": LADDER_TICK_S},
 }

@@ -45,9 +45,11 @@ class TournamentBench:
     matches: int
     workers: int
     concurrency: int
+    repeats: int
     alone_matches_per_s: float
     platform_matches_per_s: float
     ratio: float
+    ratios: list[float]
     platform_cpu_ms_per_match: float
     worker_cpu_ms_per_match: float
     postgres_cpu_ms_per_match: float
@@ -116,7 +118,9 @@ def _referee_of(pid: int) -> int | None:
     return None
 
 
-def bench_tournament(*, workers: int, matches: int, concurrency: int = 2) -> TournamentBench:
+def bench_tournament(
+    *, workers: int, matches: int, concurrency: int = 2, repeats: int = 3
+) -> TournamentBench:
     """Run the benchmark in a scratch database and under a scratch Redis prefix."""
     from arena.bench.store import ScratchDatabase
     from arena.platform import platform
@@ -128,7 +132,7 @@ def bench_tournament(*, workers: int, matches: int, concurrency: int = 2) -> Tou
         ScratchDatabase(server) as scratch,
         platform(database_url=scratch) as running,
     ):
-        return _bench(running, workers, matches, concurrency)
+        return _bench(running, workers, matches, concurrency, repeats)
 
 
 def _register(store: Any) -> list[int]:
@@ -145,7 +149,9 @@ def _register(store: Any) -> list[int]:
     return versions
 
 
-def _bench(running: Any, workers: int, matches: int, concurrency: int) -> TournamentBench:
+def _bench(
+    running: Any, workers: int, matches: int, concurrency: int, repeats: int
+) -> TournamentBench:
     from worker import tasks
     from worker.pool import BotPool
     from worker.referee_link import LocalReferee, RefereeLink
@@ -158,14 +164,16 @@ def _bench(running: Any, workers: int, matches: int, concurrency: int) -> Tourna
     pairings = round_robin(2, 2, matches, seed=11)
     scheduled = [ScheduledMatch(tuple(versions[i] for i in p.seats), p.seed) for p in pairings]
 
-    # -- alone: one referee, the same bot processes, the same matches ------------------
+    # alone: one referee, bot processes of the same versions, the same matches
     referee = LocalReferee()
     link = RefereeLink(referee.address, referee.secret)
     pool = BotPool(store, link)
+    threads = ThreadPoolExecutor(slots)
     try:
         sessions = {v: pool.session(v) for v in versions}
 
-        def play_alone(k: int, m: ScheduledMatch, tag: str) -> None:
+        def play_alone(k: int, tag: str) -> None:
+            m = scheduled[k % len(scheduled)]
             match_id = f"{tag}{k}"
             link.create_match(
                 match_id, GAME, OPTIONS, m.seed, ["a", "b"], [sessions[v] for v in m.seats]
@@ -173,46 +181,70 @@ def _bench(running: Any, workers: int, matches: int, concurrency: int) -> Tourna
             link.wait(match_id, 120)
             link.release(match_id)
 
-        with ThreadPoolExecutor(slots) as threads:  # warm-up: the bots' first matches
-            list(threads.map(lambda k: play_alone(k, scheduled[k], "w"), range(slots * 2)))
-            referee_before = cpu_seconds(referee.process.pid) or 0.0
-            started = time.perf_counter()
-            list(threads.map(lambda k: play_alone(k, scheduled[k], "m"), range(matches)))
-            alone_s = time.perf_counter() - started
-            referee_alone = (cpu_seconds(referee.process.pid) or 0.0) - referee_before
+        def alone(tag: str, count: int) -> tuple[float, float]:
+            """(seconds, referee CPU seconds) for ``count`` matches."""
+            before = cpu_seconds(referee.process.pid) or 0.0
+            began = time.perf_counter()
+            list(threads.map(lambda k: play_alone(k, tag), range(count)))
+            return time.perf_counter() - began, (cpu_seconds(referee.process.pid) or 0.0) - before
+
+        alone("w", slots * 2)  # warm-up: the bots' first matches
+
+        # the platform: workers (their referees and bot pools), Celery, Postgres
+        running.start_workers(workers, concurrency)
+        worker_pids = [p.pid for p in running.workers]
+        warm = store.create_tournament("bench warm-up", GAME, versions, options={})
+        store.schedule_matches(warm, GAME, OPTIONS, scheduled[: slots * 2])
+        for _ in range(slots):
+            tasks.drain.delay(warm)
+        _wait_done(store, warm, running)
+        referees = [r for r in (_referee_of(p) for p in worker_pids) if r is not None]
+        servers = _servers("postgres") + _servers("postgres.real")
+        redis_pids = _servers("redis-server")
+        bots: set[int] = set()
+
+        def platform(round_: int) -> tuple[float, tuple[float, ...]]:
+            """(seconds, CPU seconds of workers, Postgres, Redis, referees)."""
+            tournament = store.create_tournament(f"bench {round_}", GAME, versions, options={})
+            store.schedule_matches(tournament, GAME, OPTIONS, scheduled)
+            before = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
+            began = time.perf_counter()
+            for _ in range(slots):
+                tasks.drain.delay(tournament)
+            for pids in _poll_done(store, tournament, running, worker_pids):
+                bots.update(pids)
+            took = time.perf_counter() - began
+            after = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
+            return took, tuple(b - a for a, b in zip(before, after, strict=True))
+
+        rounds = []
+        for round_ in range(repeats):  # alternate, so both see the same machine
+            alone_s, referee_alone = alone(f"m{round_}-", matches)
+            platform_s, cpu = platform(round_)
+            rounds.append((alone_s, referee_alone, platform_s, cpu))
     finally:
+        threads.shutdown()
         pool.close()
         link.close()
         referee.stop()
+    alone_rates = [matches / r[0] for r in rounds]
+    platform_rates = [matches / r[2] for r in rounds]
+    ratios = [p / a for p, a in zip(platform_rates, alone_rates, strict=True)]
 
-    # -- the platform: workers, Celery, Postgres --------------------------------------
-    running.start_workers(workers, concurrency)
-    worker_pids = [p.pid for p in running.workers]
-    warm = store.create_tournament("bench warm-up", GAME, versions, options={})
-    store.schedule_matches(warm, GAME, OPTIONS, scheduled[: slots * 2])
-    for _ in range(slots):
-        tasks.drain.delay(warm)
-    _wait_done(store, warm, running)
-    referees = [r for r in (_referee_of(p) for p in worker_pids) if r is not None]
-    tournament = store.create_tournament("bench", GAME, versions, options={})
-    store.schedule_matches(tournament, GAME, OPTIONS, scheduled)
-    servers = _servers("postgres") + _servers("postgres.real")
-    redis_pids = _servers("redis-server")
-    before = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
-    bots: set[int] = set()
-    started = time.perf_counter()
-    for _ in range(slots):
-        tasks.drain.delay(tournament)
-    for pids in _poll_done(store, tournament, running, worker_pids):
-        bots |= pids
-    platform_s = time.perf_counter() - started
-    after = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
-    worker_cpu, pg_cpu, redis_cpu, ref_cpu = (b - a for a, b in zip(before, after, strict=True))
+    def median_ms(values: list[float]) -> float:
+        return round(statistics.median(values) * 1000.0 / matches, 2)
+
+    worker_cpu = median_ms([r[3][0] for r in rounds])
+    pg_cpu = median_ms([r[3][1] for r in rounds])
+    redis_cpu = median_ms([r[3][2] for r in rounds])
+    platform_cpu = median_ms([r[3][0] + r[3][1] + r[3][2] for r in rounds])
+    referee_alone_ms = median_ms([r[1] for r in rounds])
+    referee_platform_ms = median_ms([r[3][3] for r in rounds])
 
     # -- latency: one match at a time, workers idle ------------------------------------
     latencies = []
     for k in range(min(30, max(10, matches // 10))):
-        m = scheduled[k]
+        m = scheduled[k % len(scheduled)]
         match = store.create_match(GAME, list(m.seats), options=OPTIONS, seed=m.seed)
         queued = time.time()
         tasks.play_match.delay(match.id)
@@ -227,22 +259,21 @@ def _bench(running: Any, workers: int, matches: int, concurrency: int) -> Tourna
         latencies.append(record.started_unix_ms - queued * 1000)
     latencies.sort()
 
-    alone_rate = matches / alone_s
-    platform_rate = matches / platform_s
-    per = 1000.0 / matches
     return TournamentBench(
         matches=matches,
         workers=workers,
         concurrency=concurrency,
-        alone_matches_per_s=round(alone_rate, 1),
-        platform_matches_per_s=round(platform_rate, 1),
-        ratio=round(platform_rate / alone_rate, 3),
-        platform_cpu_ms_per_match=round((worker_cpu + pg_cpu + redis_cpu) * per, 2),
-        worker_cpu_ms_per_match=round(worker_cpu * per, 2),
-        postgres_cpu_ms_per_match=round(pg_cpu * per, 2),
-        redis_cpu_ms_per_match=round(redis_cpu * per, 2),
-        referee_cpu_ms_per_match_alone=round(referee_alone * per, 2),
-        referee_cpu_ms_per_match_platform=round(ref_cpu * per, 2),
+        repeats=repeats,
+        alone_matches_per_s=round(statistics.median(alone_rates), 1),
+        platform_matches_per_s=round(statistics.median(platform_rates), 1),
+        ratio=round(statistics.median(ratios), 3),
+        ratios=[round(r, 3) for r in ratios],
+        platform_cpu_ms_per_match=platform_cpu,
+        worker_cpu_ms_per_match=worker_cpu,
+        postgres_cpu_ms_per_match=pg_cpu,
+        redis_cpu_ms_per_match=redis_cpu,
+        referee_cpu_ms_per_match_alone=referee_alone_ms,
+        referee_cpu_ms_per_match_platform=referee_platform_ms,
         queued_to_first_decision_p50_ms=round(statistics.median(latencies), 1),
         queued_to_first_decision_p99_ms=round(latencies[int(0.99 * (len(latencies) - 1))], 1),
         latency_samples=len(latencies),

@@ -121,6 +121,9 @@ def register(sub: Any, bench_sub: Any) -> None:
     bench.add_argument(
         "--matches", type=int, default=200, help="matches in the round robin (default 200)"
     )
+    bench.add_argument(
+        "--repeats", type=int, default=3, help="alternating rounds of both phases (default 3)"
+    )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=cmd_bench)
 
@@ -619,30 +622,62 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
 
     def body(store: Store) -> int:
+        from arena.commands.ladder import ladder_rows, leaderboard_table
+        from worker import skill
+
         rows = store.ratings(args.game)
+        ladder, pool = ladder_rows(store, args.game)
         if args.json:
+            out: list[dict[str, Any]] = []
+            if ladder is not None:
+                for i, p in enumerate(pool):
+                    line: dict[str, Any] = {
+                        "rank": i + 1,
+                        "bot": p.label,
+                        "bot_version_id": p.version,
+                        "ladder": ladder.name,
+                        "ladder_games": p.games,
+                        "last_played": p.last_played_at.isoformat() if p.last_played_at else None,
+                        "elo": None if p.elo is None else round(p.elo, 1),
+                        "rating": None,
+                    }
+                    if p.mu is not None and p.sigma is not None:
+                        value, low, high = skill.display(p.mu, p.sigma)
+                        line.update(
+                            rating=round(value, 1),
+                            low=round(low, 1),
+                            high=round(high, 1),
+                            mu=round(p.mu, 3),
+                            sigma=round(p.sigma, 3),
+                            provisional=skill.provisional(p.sigma),
+                        )
+                    out.append(line)
+            else:
+                out = [
+                    {
+                        "rank": i + 1,
+                        "bot": r.label,
+                        "bot_version_id": r.bot_version_id,
+                        "elo": round(r.rating, 1),
+                        "games": r.games,
+                    }
+                    for i, r in enumerate(rows)
+                ]
+            print(json.dumps(out, indent=2))
+            return 0
+        from rich.console import Console
+        from rich.table import Table
+
+        if ladder is not None:
+            Console().print(leaderboard_table(store, args.game))
             print(
-                json.dumps(
-                    [
-                        {
-                            "rank": i + 1,
-                            "bot": r.label,
-                            "bot_version_id": r.bot_version_id,
-                            "elo": round(r.rating, 1),
-                            "games": r.games,
-                        }
-                        for i, r in enumerate(rows)
-                    ],
-                    indent=2,
-                )
+                "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
+                "interval; provisional while uncertain. Elo: online Elo over every rated match"
             )
             return 0
         if not rows:
             print(f"no rated bot in {args.game} yet: play a tournament first")
             return 0
-        from rich.console import Console
-        from rich.table import Table
-
         table = Table(title=f"{args.game}: online Elo")
         for column in ("#", "bot", "Elo", "matches"):
             table.add_column(column, justify="left" if column == "bot" else "right")
@@ -658,10 +693,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run ``arena bench tournament`` and print its figures."""
     from arena.bench.tournament import bench_tournament
 
-    if args.workers < 1 or args.concurrency < 1 or args.matches < 1:
-        raise CommandError("--workers, --concurrency and --matches must be at least 1")
+    if min(args.workers, args.concurrency, args.matches, args.repeats) < 1:
+        raise CommandError("--workers, --concurrency, --matches and --repeats must be at least 1")
     figures = bench_tournament(
-        workers=args.workers, matches=args.matches, concurrency=args.concurrency
+        workers=args.workers,
+        matches=args.matches,
+        concurrency=args.concurrency,
+        repeats=args.repeats,
     ).as_dict()
     if args.json:
         print(json.dumps(figures))
@@ -669,7 +707,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     width = max(len(k) for k in figures)
     print(
         f"arena bench tournament --workers {args.workers} --concurrency {args.concurrency} "
-        f"--matches {args.matches}"
+        f"--matches {args.matches} --repeats {args.repeats} (medians)"
     )
     for key, value in figures.items():
         print(f"  {key:<{width}}  {value}")
