@@ -11,7 +11,11 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-import arena.commands
+# One BLAS thread: the rating fits are small matrices, and on a busy machine a pool of
+# BLAS threads per process makes them ten times slower (docs/performance.md).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import arena.commands  # after the BLAS setting, before numpy is imported
 from referee.engine import EngineError
 
 

@@ -17,6 +17,7 @@ from worker.ratings import (
     effective_ranks,
     elo_update,
     expected_score,
+    fit_bradley_terry,
     replay_elo,
 )
 
@@ -166,6 +167,98 @@ def test_bradley_terry_from_multiplayer_results() -> None:
     standings = bradley_terry(tally, prior_draws=0)
     assert all(s.rating == pytest.approx(1500, abs=1e-9) for s in standings)
     assert all(s.games == 12 for s in standings)
+
+
+def test_bradley_terry_intervals_narrow_with_games_under_the_default_prior() -> None:
+    # A scores 3 of 4 against B. The intervals describe strengths relative to the pool
+    # mean, so they shrink like 1/sqrt(games): var(gap) = 1 / (n·p(1 − p)) = 16 / (3n),
+    # each centred strength a quarter of it. The prior's fixed reference does not enter.
+    widths = []
+    for n in (100, 10_000):
+        tally = _tally([("A", "B", 1.0 if k % 4 else 0.0) for k in range(n)])
+        a, b = bradley_terry(tally)
+        assert a.rating - 1500 == pytest.approx(1500 - b.rating, abs=1e-6)
+        half_width = 1.959963984540054 * ELO_PER_NAT * math.sqrt(16 / (3 * n) / 4)
+        assert a.high - a.rating == pytest.approx(half_width, rel=0.02)
+        widths.append(a.high - a.low)
+    assert widths[1] == pytest.approx(widths[0] / 10, rel=0.02)
+    assert widths[1] < 10
+
+
+def test_bradley_terry_prior_keeps_an_undefeated_player_finite_not_certain() -> None:
+    # 10–0: the prior keeps the gap finite, and the variance of the games under the fitted
+    # odds (not their residuals, which vanish) keeps "stronger" short of certainty.
+    a, _ = bradley_terry(_tally([("A", "B", 1)] * 10))
+    assert math.isfinite(a.rating) and a.low < a.rating < a.high
+    assert a.p_stronger_than_next is not None and 0.95 < a.p_stronger_than_next < 0.995
+    assert a.high - a.low > 400
+
+
+def test_bradley_terry_clusters_widen_multiplayer_intervals() -> None:
+    # The six pairwise games of a four-player match move together (first place beat all
+    # three others at once); read as independent they would overstate what is known. With
+    # random ranks a seat's pairwise points (3 − rank) vary by 5/4 per match, not the 3/4
+    # of three independent games: the variances grow by about 5/3.
+    tally = PairwiseTally()
+    rng = random.Random(11)
+    for _ in range(400):
+        ranks = rng.sample(range(4), 4)
+        tally.add_match([SeatResult(p, r) for p, r in zip("abcd", ranks, strict=True)])
+    clustered = fit_bradley_terry(tally)
+    naive = fit_bradley_terry(tally, clustered=False)
+    for i in range(4):
+        assert 1.4 < clustered.covariance[i, i] / naive.covariance[i, i] < 2.0
+        for j in range(i + 1, 4):
+            assert clustered.difference_sd(i, j) > naive.difference_sd(i, j)
+    assert clustered.strength == pytest.approx(naive.strength)
+
+
+def test_bradley_terry_duplicate_sets_are_one_cluster() -> None:
+    # Each set replays one deal with the seats swapped. The deal decides most sets (each
+    # bot wins once), so a set tells more than two independent games would: clustered by
+    # set, the interval is narrower; clustered by match (each a single game), not.
+    by_set, by_match = PairwiseTally(), PairwiseTally()
+    for number in range(20):
+        a_wins_both = number % 4 == 0
+        deals = [
+            [SeatResult("a", 0), SeatResult("b", 1)],
+            [SeatResult("b", 1 if a_wins_both else 0), SeatResult("a", 0 if a_wins_both else 1)],
+        ]
+        for seats in deals:
+            by_set.add_match(seats, cluster=("set", number))
+            by_match.add_match(seats)
+    (a, _), (a_alone, _) = bradley_terry(by_set), bradley_terry(by_match)
+    assert (a.player, a.score, a.games) == ("a", 25, 40)
+    assert a.rating == pytest.approx(a_alone.rating)
+    assert a.high - a.low < 0.7 * (a_alone.high - a_alone.low)
+    assert a.p_stronger_than_next is not None and a_alone.p_stronger_than_next is not None
+    assert a.p_stronger_than_next > a_alone.p_stronger_than_next
+
+
+def test_bradley_terry_clustered_single_games_are_independent_games() -> None:
+    # A cluster of one game carries no correlation: clusters named or not, the same fit.
+    games = [("A", "B", 1), ("B", "C", 1), ("C", "A", 0.5), ("A", "C", 1), ("B", "A", 1)]
+    plain = bradley_terry(_tally(games))
+    named = PairwiseTally()
+    for k, (x, y, s) in enumerate(games):
+        named.add_game(x, y, s, cluster=k)
+    for p, q in zip(plain, bradley_terry(named), strict=True):
+        assert (p.player, p.rating, p.low) == pytest.approx((q.player, q.rating, q.low))
+
+
+def test_bradley_terry_settled_places() -> None:
+    # A far ahead of B and C, who are even: A's place is settled; B and C could swap.
+    games = [("A", x, 1.0 if k % 10 else 0.0) for x in "BC" for k in range(100)]
+    games += [("B", "C", float(k % 2)) for k in range(100)]
+    a, b, c = bradley_terry(_tally(games))
+    assert a.player == "A" and a.p_stronger_than_next is not None
+    assert a.p_stronger_than_next > 0.99 and a.settled
+    assert b.p_stronger_than_next is not None and b.p_stronger_than_next < 0.95
+    assert not b.settled and not c.settled
+    lone = PairwiseTally()
+    lone.add_match([SeatResult("A", 0), SeatResult("A", 1)])  # seated twice: no games
+    (alone,) = bradley_terry(lone)
+    assert alone.settled and alone.games == 0 and alone.rating == 1500
 
 
 def test_duplicate_standings_sum_scores_over_each_set() -> None:

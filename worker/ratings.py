@@ -3,16 +3,21 @@ functions over plain values; the store feeds them rows and writes back their num
 
 A match result is a sequence of :class:`SeatResult` (one per seat). Every multiplayer
 result is read as the pairwise games it implies: the better rank wins, equal ranks draw,
-and a seat that forfeited ranks below every seat that did not. See ``docs/storage.md``
-for the maths.
+and a seat that forfeited ranks below every seat that did not. The games of one match (or
+one duplicate set) are correlated, and the batch fit's intervals account for it. See
+``docs/storage.md`` for the maths.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
 
 #: Every player's rating before its first rated match.
 INITIAL_RATING = 1500.0
@@ -115,11 +120,24 @@ def replay_elo(
 
 # -- batch: Bradley–Terry ------------------------------------------------------------------
 
+#: A place is settled when its bot is stronger than the next one, and weaker than the one
+#: before it, each with at least this probability.
+SETTLED_PROBABILITY = 0.95
+#: The two-sided 95% point of the standard normal distribution.
+_Z95 = 1.959963984540054
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One player's batch rating on the Elo scale, with its 95% confidence interval and the
-    probability that it is stronger than the player listed after it (None for the last)."""
+    """One player's batch rating on the Elo scale relative to the pool (whose mean is shown
+    as 1500), with its 95% confidence interval, the probability that it is stronger than
+    the player listed after it (None for the last), and whether its place is settled: it
+    is stronger than the next player and weaker than the one before, each with probability
+    at least :data:`SETTLED_PROBABILITY` (the first place has no one before it, the last no
+    one after it; a lone player is settled)."""
 
     player: Hashable
     rating: float
@@ -128,32 +146,79 @@ class Standing:
     games: float
     score: float
     p_stronger_than_next: float | None
+    settled: bool
 
 
 @dataclass
 class PairwiseTally:
     """Pairwise games between players: ``wins[(a, b)]`` is a's score against b (draws count
-    half), ``games[(a, b)]`` the games they played, with a < b in the players' order."""
+    half), ``games[(a, b)]`` the games they played and ``squares[(a, b)]`` the sum of a's
+    squared scores (which tells the draws apart), with a < b in the players' order.
+
+    The games of one cluster (one match, or the matches of one duplicate set) are also kept
+    one by one, so the fit can measure how they move together; a game without a cluster is
+    independent of every other."""
 
     wins: dict[tuple[Hashable, Hashable], float] = field(default_factory=lambda: defaultdict(float))
     games: dict[tuple[Hashable, Hashable], float] = field(
         default_factory=lambda: defaultdict(float)
     )
+    squares: dict[tuple[Hashable, Hashable], float] = field(
+        default_factory=lambda: defaultdict(float)
+    )
     players: set[Hashable] = field(default_factory=set)
+    # The clustered games as parallel arrays: cluster number, the two players (numbered in
+    # the order they were first seen) and the first one's score. Compact, because a pool
+    # can hold millions of multiplayer games.
+    _clusters: dict[Hashable, int] = field(default_factory=dict, repr=False)
+    _cluster_count: int = field(default=0, repr=False)
+    _numbers: dict[Hashable, int] = field(default_factory=dict, repr=False)
+    _game_cluster: array[int] = field(default_factory=lambda: array("q"), repr=False)
+    _game_a: array[int] = field(default_factory=lambda: array("q"), repr=False)
+    _game_b: array[int] = field(default_factory=lambda: array("q"), repr=False)
+    _game_score: array[float] = field(default_factory=lambda: array("d"), repr=False)
 
-    def add_match(self, seats: Sequence[SeatResult]) -> None:
-        """Add the pairwise games of one result."""
-        for s in seats:
-            self.players.add(s.player)
-        for i, j, score in pairwise_scores(seats):
-            self.add_game(seats[i].player, seats[j].player, score)
+    def add_match(self, seats: Sequence[SeatResult], cluster: Hashable | None = None) -> None:
+        """Add the pairwise games of one result. They are correlated (a seat that did well
+        beat every opponent at once), so they form one cluster: the match's own, or
+        ``cluster`` when several matches belong together (the id of a duplicate set)."""
+        games = pairwise_scores(seats)
+        self.players.update(s.player for s in seats)
+        number = None
+        if cluster is not None:
+            number = self._cluster_number(cluster)
+        elif len(games) > 1:
+            number = self._cluster_count
+            self._cluster_count += 1
+        for i, j, score in games:
+            self._add(seats[i].player, seats[j].player, score, number)
 
-    def add_game(self, a: Hashable, b: Hashable, score_a: float) -> None:
-        """Add one game of ``a`` against ``b`` in which ``a`` scored ``score_a``."""
+    def add_game(
+        self, a: Hashable, b: Hashable, score_a: float, cluster: Hashable | None = None
+    ) -> None:
+        """Add one game of ``a`` against ``b`` in which ``a`` scored ``score_a``; games with
+        the same ``cluster`` are correlated, a game without one is independent."""
+        self._add(a, b, score_a, None if cluster is None else self._cluster_number(cluster))
+
+    def _cluster_number(self, cluster: Hashable) -> int:
+        number = self._clusters.get(cluster)
+        if number is None:
+            number = self._clusters[cluster] = self._cluster_count
+            self._cluster_count += 1
+        return number
+
+    def _add(self, a: Hashable, b: Hashable, score_a: float, cluster: int | None) -> None:
         self.players.update((a, b))
         key, s = ((a, b), score_a) if _order(a) <= _order(b) else ((b, a), 1.0 - score_a)
         self.wins[key] += s
         self.games[key] += 1.0
+        self.squares[key] += s * s
+        if cluster is not None:
+            numbers = self._numbers
+            self._game_cluster.append(cluster)
+            self._game_a.append(numbers.setdefault(a, len(numbers)))
+            self._game_b.append(numbers.setdefault(b, len(numbers)))
+            self._game_score.append(score_a)
 
 
 def _order(player: Hashable) -> tuple[str, str]:
@@ -168,122 +233,256 @@ class NoFiniteFit(ValueError):
     the players fall into groups that never met); fit with a prior instead."""
 
 
+@dataclass(frozen=True, slots=True)
+class BradleyTerryFit:
+    """A fitted pool: each player's strength relative to the pool mean, ``θ − mean(θ)`` in
+    natural-log units, the covariance of those strengths, and each player's games and
+    score; players in their sort order (the arrays' order)."""
+
+    players: tuple[Hashable, ...]
+    strength: FloatArray
+    covariance: FloatArray
+    games: FloatArray
+    score: FloatArray
+
+    def difference_sd(self, i: int, j: int) -> float:
+        """The standard error of ``strength[i] − strength[j]``."""
+        c = self.covariance
+        return math.sqrt(max(float(c[i, i] + c[j, j] - 2.0 * c[i, j]), 0.0))
+
+
 def bradley_terry(
-    tally: PairwiseTally, prior_draws: float = 1.0, tolerance: float = 1e-10
+    tally: PairwiseTally,
+    prior_draws: float = 1.0,
+    tolerance: float = 1e-10,
+    *,
+    clustered: bool = True,
 ) -> list[Standing]:
-    """Maximum-likelihood Bradley–Terry ratings on the Elo scale, best first.
-
-    ``P(a beats b) = 1 / (1 + exp(θb − θa))``; a draw counts as half a win each way. With
-    ``prior_draws`` > 0 every player also draws that many virtual games against a fixed
-    1500 reference (a weak prior that keeps undefeated players finite); with 0 the plain
-    maximum-likelihood fit is centred on a mean of 1500. Intervals come from the observed
-    Fisher information; "stronger than next" is ``Φ((θa − θb) / sd(θa − θb))``. The fit
-    depends on the tallies only, never on the order in which results arrived."""
-    players = sorted(tally.players, key=_order)
-    n = len(players)
-    if n == 0:
-        return []
-    index = {p: i for i, p in enumerate(players)}
-    pairs = [(index[a], index[b], tally.wins[(a, b)], g) for (a, b), g in tally.games.items()]
-    theta = [0.0] * n
-    if prior_draws <= 0.0 and not _strongly_connected(n, pairs):
-        raise NoFiniteFit(
-            "no finite maximum-likelihood fit: some players won (or lost) every game against "
-            "the rest, or groups of players never met; fit with a prior (prior_draws > 0)"
-        )
-
-    def loglik(t: Sequence[float]) -> float:
-        total = 0.0
-        for i, j, w, g in pairs:
-            d = t[i] - t[j]
-            total += w * _log_sigmoid(d) + (g - w) * _log_sigmoid(-d)
-        for i in range(n):
-            total += prior_draws * 0.5 * (_log_sigmoid(t[i]) + _log_sigmoid(-t[i]))
-        return total
-
-    def gradient_and_information(t: Sequence[float]) -> tuple[list[float], list[list[float]]]:
-        grad = [0.0] * n
-        info = [[0.0] * n for _ in range(n)]
-        for i, j, w, g in pairs:
-            p = _sigmoid(t[i] - t[j])
-            grad[i] += w - g * p
-            grad[j] -= w - g * p
-            v = g * p * (1.0 - p)
-            info[i][i] += v
-            info[j][j] += v
-            info[i][j] -= v
-            info[j][i] -= v
-        for i in range(n):
-            p = _sigmoid(t[i])
-            grad[i] += prior_draws * (0.5 - p)
-            info[i][i] += prior_draws * p * (1.0 - p)
-        return grad, info
-
-    centred = prior_draws <= 0.0
-    current = loglik(theta)
-    for _ in range(200):
-        grad, info = gradient_and_information(theta)
-        covariance = _covariance(info, centred)
-        step = [sum(covariance[i][j] * grad[j] for j in range(n)) for i in range(n)]
-        scale = 1.0
-        while True:
-            trial = [t + scale * s for t, s in zip(theta, step, strict=True)]
-            value = loglik(trial)
-            if value >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2.0
-        theta, previous, current = trial, current, value
-        if max(abs(t) for t in theta) > 30.0:
-            raise NoFiniteFit(
-                "no finite maximum-likelihood fit: some player won or lost every game "
-                "(or groups of players never met); use a prior (prior_draws > 0)"
-            )
-        if max(abs(scale * s) for s in step) < tolerance or abs(current - previous) < 1e-14:
-            break
-    _, info = gradient_and_information(theta)
-    covariance = _covariance(info, centred)
-    played: dict[int, float] = defaultdict(float)
-    scored: dict[int, float] = defaultdict(float)
-    for i, j, w, g in pairs:
-        played[i] += g
-        played[j] += g
-        scored[i] += w
-        scored[j] += g - w
-    order = sorted(range(n), key=lambda i: (-theta[i], _order(players[i])))
+    """Bradley–Terry ratings on the Elo scale, best first: :func:`fit_bradley_terry` read
+    as standings. Each interval is ±1.96 standard errors of the player's strength relative
+    to the pool mean; "stronger than next" is ``Φ((θa − θb) / sd(θa − θb))``."""
+    fit = fit_bradley_terry(tally, prior_draws, tolerance, clustered=clustered)
+    strength = fit.strength
+    order = sorted(range(len(fit.players)), key=lambda i: (-strength[i], _order(fit.players[i])))
+    p_next: list[float | None] = []
+    for pos, i in enumerate(order):
+        if pos + 1 == len(order):
+            p_next.append(None)
+            continue
+        j = order[pos + 1]
+        diff, sd = float(strength[i] - strength[j]), fit.difference_sd(i, j)
+        p_next.append(_normal_cdf(diff / sd) if sd > 0 else 1.0 if diff > 0 else 0.5)
     standings = []
     for pos, i in enumerate(order):
-        sd = math.sqrt(max(covariance[i][i], 0.0))
-        rating = INITIAL_RATING + ELO_PER_NAT * theta[i]
-        p_next = None
-        if pos + 1 < len(order):
-            j = order[pos + 1]
-            var = covariance[i][i] + covariance[j][j] - 2.0 * covariance[i][j]
-            diff = theta[i] - theta[j]
-            p_next = _normal_cdf(diff / math.sqrt(var)) if var > 0 else 1.0 if diff > 0 else 0.5
+        above = pos == 0 or (p_next[pos - 1] or 0.0) >= SETTLED_PROBABILITY
+        below = pos + 1 == len(order) or (p_next[pos] or 0.0) >= SETTLED_PROBABILITY
+        rating = INITIAL_RATING + ELO_PER_NAT * float(strength[i])
+        half = _Z95 * ELO_PER_NAT * math.sqrt(max(float(fit.covariance[i, i]), 0.0))
         standings.append(
             Standing(
-                player=players[i],
+                player=fit.players[i],
                 rating=rating,
-                low=rating - 1.959963984540054 * ELO_PER_NAT * sd,
-                high=rating + 1.959963984540054 * ELO_PER_NAT * sd,
-                games=played[i],
-                score=scored[i],
-                p_stronger_than_next=p_next,
+                low=rating - half,
+                high=rating + half,
+                games=float(fit.games[i]),
+                score=float(fit.score[i]),
+                p_stronger_than_next=p_next[pos],
+                settled=above and below,
             )
         )
     return standings
 
 
-def _strongly_connected(n: int, pairs: Sequence[tuple[int, int, float, float]]) -> bool:
+def fit_bradley_terry(
+    tally: PairwiseTally,
+    prior_draws: float = 1.0,
+    tolerance: float = 1e-10,
+    *,
+    clustered: bool = True,
+) -> BradleyTerryFit:
+    """Maximum-likelihood Bradley–Terry strengths and their cluster-robust covariance.
+
+    ``P(a beats b) = 1 / (1 + exp(θb − θa))``; a draw counts as half a win each way. With
+    ``prior_draws`` > 0 every player also draws that many virtual games against a fixed
+    reference, which keeps undefeated players finite; with 0 the plain maximum-likelihood
+    fit, refused when it does not exist. Only differences are reported: strengths relative
+    to the pool mean, and their covariance.
+
+    The covariance is a sandwich ``I⁻¹ M I⁻¹`` (``I`` the observed information, prior
+    included): ``M`` holds each game's variance under the model (``p(1 − p)``, less what
+    the pair's draws take off) and, when ``clustered``, the products of the score
+    residuals of different games of one cluster, which is how correlated games widen (or,
+    in duplicate sets, narrow) the intervals. With neither clusters nor draws it is
+    ``I⁻¹``. The fit
+    depends on the tallies only, never on the order in which results arrived."""
+    players = sorted(tally.players, key=_order)
+    n = len(players)
+    if n == 0:
+        empty = np.zeros(0)
+        return BradleyTerryFit((), empty, np.zeros((0, 0)), empty, empty)
+    index = {p: i for i, p in enumerate(players)}
+    keys = list(tally.games)
+    a = np.array([index[x] for x, _ in keys], dtype=np.intp)
+    b = np.array([index[y] for _, y in keys], dtype=np.intp)
+    g = np.array([tally.games[k] for k in keys], dtype=np.float64)
+    w = np.array([tally.wins[k] for k in keys], dtype=np.float64)
+    q = np.array([tally.squares[k] for k in keys], dtype=np.float64)
+    centred = prior_draws <= 0.0
+    if centred and not _strongly_connected(n, a, b, w, g):
+        raise NoFiniteFit(
+            "no finite maximum-likelihood fit: some players won (or lost) every game against "
+            "the rest, or groups of players never met; fit with a prior (prior_draws > 0)"
+        )
+    # Without a prior only differences are defined: adding 1/n to every entry of the
+    # information makes it invertible, and for gradients that sum to zero the solution is
+    # the one with sum(θ) = 0 (the Moore–Penrose inverse).
+    shift = 1.0 / n if centred else 0.0
+
+    def loglik(t: FloatArray) -> float:
+        d = t[a] - t[b]
+        prior = 0.5 * prior_draws * float(np.sum(_log_sigmoid(t) + _log_sigmoid(-t)))
+        return float(w @ _log_sigmoid(d) + (g - w) @ _log_sigmoid(-d)) + prior
+
+    def gradient_and_information(t: FloatArray) -> tuple[FloatArray, FloatArray]:
+        p = _sigmoid(t[a] - t[b])
+        r = w - g * p
+        grad = _sums(a, r, n) - _sums(b, r, n)
+        info = _laplacian(n, a, b, g * p * _sigmoid(t[b] - t[a]))
+        s = _sigmoid(t)
+        grad += prior_draws * (0.5 - s)
+        info[np.diag_indices(n)] += prior_draws * s * (1.0 - s)
+        return grad, info
+
+    theta = np.zeros(n)
+    current = loglik(theta)
+    for _ in range(200):
+        grad, info = gradient_and_information(theta)
+        step = _solve(info + shift, grad)
+        scale = 1.0
+        while True:
+            trial = theta + scale * step
+            value = loglik(trial)
+            if value >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2.0
+        theta, previous, current = trial, current, value
+        if float(np.max(np.abs(theta))) > 30.0:
+            raise NoFiniteFit(
+                "no finite maximum-likelihood fit: some player won or lost every game "
+                "(or groups of players never met); use a prior (prior_draws > 0)"
+            )
+        if scale * float(np.max(np.abs(step))) < tolerance or abs(current - previous) < 1e-14:
+            break
+    _, info = gradient_and_information(theta)
+    inverse = _inverse(info + shift) - shift
+    # Each game's variance under the model: p(1 − p) for a win or a loss, and a draw (score
+    # ½, s − s² = ¼) takes ¼ off, so a pair's games sum to g·p(1 − p) − Σ(s − s²). The
+    # prior's curvature counts as if it were data: without correlation, M = I.
+    variance = g * _sigmoid(theta[a] - theta[b]) * _sigmoid(theta[b] - theta[a])
+    meat = _laplacian(n, a, b, np.maximum(variance - (w - q), 0.0))
+    s = _sigmoid(theta)
+    meat[np.diag_indices(n)] += prior_draws * s * (1.0 - s)
+    if clustered:
+        meat += _within_clusters(tally, index, theta)
+    covariance = inverse @ _nonnegative(meat, shift) @ inverse
+    covariance = (
+        covariance
+        - covariance.mean(axis=0, keepdims=True)
+        - covariance.mean(axis=1, keepdims=True)
+        + covariance.mean()
+    )
+    return BradleyTerryFit(
+        players=tuple(players),
+        strength=theta - theta.mean(),
+        covariance=covariance,
+        games=_sums(a, g, n) + _sums(b, g, n),
+        score=_sums(a, w, n) + _sums(b, g - w, n),
+    )
+
+
+def _within_clusters(
+    tally: PairwiseTally, index: Mapping[Hashable, int], theta: FloatArray
+) -> FloatArray:
+    """``Σ_c U_c U_cᵀ − Σ_g u_g u_gᵀ``: the products of the score residuals ``u_g`` of two
+    different games of one cluster ``c`` (``U_c`` the sum of its games' residuals)."""
+    n = len(theta)
+    if not tally._game_cluster:
+        return np.zeros((n, n))
+    number = np.array([index[p] for p in tally._numbers], dtype=np.intp)
+    cluster = np.frombuffer(tally._game_cluster, dtype=np.int64)
+    a = number[np.frombuffer(tally._game_a, dtype=np.int64)]
+    b = number[np.frombuffer(tally._game_b, dtype=np.int64)]
+    u = np.frombuffer(tally._game_score, dtype=np.float64) - _sigmoid(theta[a] - theta[b])
+    # U_c as one entry per (cluster, player), sorted by cluster.
+    keys, position = np.unique(
+        np.concatenate([cluster * n + a, cluster * n + b]), return_inverse=True
+    )
+    total = _sums(position, np.concatenate([u, -u]), len(keys))
+    owner, player = keys // n, (keys % n).astype(np.intp)
+    start = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    size = np.diff(np.r_[start, len(keys)])
+    outer = np.zeros(n * n)
+    for k in np.unique(size).tolist():
+        entries = start[size == k][:, None] + np.arange(k)
+        ps, us = player[entries], total[entries]
+        for x in range(k):
+            for y in range(k):
+                outer += _sums(ps[:, x] * n + ps[:, y], us[:, x] * us[:, y], n * n)
+    return outer.reshape(n, n) - _laplacian(n, a, b, u * u)
+
+
+def _sums(index: IntArray, weight: FloatArray, length: int) -> FloatArray:
+    """``out[k]`` = the sum of ``weight`` where ``index`` is k."""
+    return np.asarray(np.bincount(index, weight, length), dtype=np.float64)
+
+
+def _laplacian(n: int, a: IntArray, b: IntArray, weight: FloatArray) -> FloatArray:
+    """``Σ weight · (e_a − e_b)(e_a − e_b)ᵀ`` as a dense n × n matrix."""
+    cells = np.concatenate([a * n + a, b * n + b, a * n + b, b * n + a])
+    values = np.concatenate([weight, weight, -weight, -weight])
+    return _sums(cells, values, n * n).reshape(n, n)
+
+
+def _nonnegative(matrix: FloatArray, shift: float) -> FloatArray:
+    """The nearest positive semi-definite matrix: a variance estimated from few clusters
+    can come out negative in some direction, which no variance can be. ``shift`` (1/n
+    without a prior) fills the direction of the pool's level, which carries no variance.
+    Cholesky tells cheaply that nothing needs doing, the usual case."""
+    n = len(matrix)
+    symmetric = (matrix + matrix.T) / 2.0
+    jitter = 1e-12 * float(np.abs(np.diag(symmetric)).max(initial=0.0)) + 1e-300
+    try:
+        np.linalg.cholesky(symmetric + shift + jitter * np.eye(n))
+        return symmetric
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(symmetric)
+        return np.asarray((vectors * np.maximum(values, 0.0)) @ vectors.T, dtype=np.float64)
+
+
+def _solve(matrix: FloatArray, vector: FloatArray) -> FloatArray:
+    try:
+        return np.asarray(np.linalg.solve(matrix, vector), dtype=np.float64)
+    except np.linalg.LinAlgError as exc:
+        raise NoFiniteFit("the information matrix is singular: some players never met") from exc
+
+
+def _inverse(matrix: FloatArray) -> FloatArray:
+    try:
+        return np.asarray(np.linalg.inv(matrix), dtype=np.float64)
+    except np.linalg.LinAlgError as exc:
+        raise NoFiniteFit("the information matrix is singular: some players never met") from exc
+
+
+def _strongly_connected(n: int, a: IntArray, b: IntArray, w: FloatArray, g: FloatArray) -> bool:
     """Whether every player scored against someone who scored against … every other player:
     Zermelo's condition for a finite maximum-likelihood fit."""
     beat: list[set[int]] = [set() for _ in range(n)]
     beaten_by: list[set[int]] = [set() for _ in range(n)]
-    for i, j, w, g in pairs:
-        if w > 0:
+    for i, j, won, played in zip(a.tolist(), b.tolist(), w.tolist(), g.tolist(), strict=True):
+        if won > 0:
             beat[i].add(j)
             beaten_by[j].add(i)
-        if g - w > 0:
+        if played - won > 0:
             beat[j].add(i)
             beaten_by[i].add(j)
 
@@ -295,51 +494,19 @@ def _strongly_connected(n: int, pairs: Sequence[tuple[int, int, float, float]]) 
                 todo.append(nxt)
         return len(seen) == n
 
-    return reaches_all(beat) and reaches_all(beaten_by)
+    return n == 0 or (reaches_all(beat) and reaches_all(beaten_by))
 
 
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def _sigmoid(x: FloatArray) -> FloatArray:
+    return np.asarray(1.0 / (1.0 + np.exp(-x)), dtype=np.float64)
 
 
-def _log_sigmoid(x: float) -> float:
-    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
+def _log_sigmoid(x: FloatArray) -> FloatArray:
+    return np.asarray(-np.logaddexp(0.0, -x), dtype=np.float64)
 
 
 def _normal_cdf(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
-
-
-def _covariance(info: list[list[float]], centred: bool) -> list[list[float]]:
-    """The inverse of the information matrix; when centred (no prior), the Moore–Penrose
-    inverse of the singular information, i.e. the covariance under sum(θ) = 0."""
-    n = len(info)
-    if not centred:
-        return _invert(info)
-    shifted = [[info[i][j] + 1.0 / n for j in range(n)] for i in range(n)]
-    inverse = _invert(shifted)
-    return [[inverse[i][j] - 1.0 / n for j in range(n)] for i in range(n)]
-
-
-def _invert(matrix: list[list[float]]) -> list[list[float]]:
-    """Gauss–Jordan inversion with partial pivoting (the matrices here are small)."""
-    n = len(matrix)
-    a = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-300:
-            raise NoFiniteFit("the information matrix is singular: some players never met")
-        a[col], a[pivot] = a[pivot], a[col]
-        inv = 1.0 / a[col][col]
-        a[col] = [x * inv for x in a[col]]
-        for r in range(n):
-            if r != col and a[r][col] != 0.0:
-                f = a[r][col]
-                a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
-    return [row[n:] for row in a]
 
 
 # -- duplicate sets ------------------------------------------------------------------------

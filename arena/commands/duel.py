@@ -136,7 +136,7 @@ def _duel(
         in_flight = counts["queued"] + counts["running"]
         room = min(args.batch - in_flight, args.max_games - scheduled)
         if sprt.status() == "continue" and room > 0:
-            batch = []
+            batch: list[ScheduledMatch] = []
             for _ in range(room // 2 * 2 if args.duplicate else room):
                 k = scheduled + len(batch)
                 if args.duplicate:

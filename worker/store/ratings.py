@@ -144,19 +144,24 @@ class RatingStore(StoreBase):
 
     def _results(
         self, conn: psycopg.Connection, where: str, params: Sequence[Any]
-    ) -> Iterator[tuple[int, int | None, list[tuple[int, int, int, bool]]]]:
+    ) -> Iterator[tuple[int, tuple[int | None, int] | None, list[tuple[int, int, int, bool]]]]:
         """(match id, duplicate set, [(bot version, rank, score, forfeit) per seat]) of done
-        matches, in match id order (batch fits do not depend on completion order)."""
+        matches, in match id order (batch fits do not depend on completion order). A set is
+        named by its tournament and number, since each tournament numbers its own sets."""
         with conn.cursor(name="results", binary=True) as cur:
             cur.itersize = 10_000
             cur.execute(
-                "SELECT m.id, m.duplicate_set, s.bot_version_id, s.rank, s.score, s.forfeit"
+                "SELECT m.id, m.tournament_id, m.duplicate_set,"
+                " s.bot_version_id, s.rank, s.score, s.forfeit"
                 " FROM matches m JOIN match_seats s ON s.match_id = m.id"
                 f" WHERE m.state = 'done' AND {where} ORDER BY m.id, s.seat",
                 params,
             )
-            for (match_id, dup), group in itertools.groupby(cur, key=lambda r: (r[0], r[1])):
-                yield match_id, dup, [(r[2], r[3], r[4], r[5]) for r in group]
+            for (match_id, tournament, dup), group in itertools.groupby(
+                cur, key=lambda r: (r[0], r[1], r[2])
+            ):
+                key = None if dup is None else (tournament, dup)
+                yield match_id, key, [(r[3], r[4], r[5], r[6]) for r in group]
 
     def _scope(
         self, game: str | None, tournament_id: int | None, ladder_id: int | None
@@ -183,14 +188,17 @@ class RatingStore(StoreBase):
         prior_draws: float = 1.0,
     ) -> list[Standing]:
         """Batch Bradley–Terry ratings over every stored result of a game, tournament or
-        ladder (a pool), with 95% intervals; independent of completion order."""
+        ladder (a pool), with 95% intervals; independent of completion order. The pairwise
+        games of one match, or of one duplicate set, form one cluster (they are correlated,
+        which the intervals account for)."""
         where, params = self._scope(game, tournament_id, ladder_id)
 
         def op(conn: psycopg.Connection) -> PairwiseTally:
             tally = PairwiseTally()
             with conn.transaction():
-                for _, _, seats in self._results(conn, where, params):
-                    tally.add_match([ratings.SeatResult(v, r, f) for v, r, _, f in seats])
+                for match_id, dup, seats in self._results(conn, where, params):
+                    cluster = ("match", match_id) if dup is None else ("set", dup)
+                    tally.add_match([ratings.SeatResult(v, r, f) for v, r, _, f in seats], cluster)
             return tally
 
         return ratings.bradley_terry(self._run(op), prior_draws=prior_draws)
