@@ -29,8 +29,8 @@ from worker.store import FinishedMatch, SeatOutcome, Store
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = (
-    "rating_history, ratings, match_records, match_seats, matches, ladder_entries, ladders,"
-    " tournament_entries, tournaments, bot_versions, bots"
+    "ladder_ratings, rating_history, ratings, match_records, match_seats, matches,"
+    " ladder_entries, ladders, tournament_entries, tournaments, bot_versions, bots"
 )
 
 

@@ -3,7 +3,8 @@ plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md
 
 One module per aggregate, each a part of :class:`Store`: ``bots`` (bots and their versions),
 ``matches`` (the match state machine, finishing a match, its record), ``competitions``
-(tournaments and ladders) and ``ratings`` (Elo tables, history, recompute, standings).
+(tournaments), ``ladders`` (ladders, their pools and ratings) and ``ratings`` (Elo tables,
+history, recompute, standings).
 ``finished`` is what a worker hands in when a match ends and the check made on it before a
 finish; ``base`` is the pool, the retries and the one-round-trip transaction they all use.
 """
@@ -25,6 +26,7 @@ from worker.store.competitions import (
     Tournament,
 )
 from worker.store.finished import RECORD_FORMAT, FinishedMatch, InvalidResult, SeatOutcome
+from worker.store.ladders import Ladder, LadderStanding, LadderStore, TickPlan
 from worker.store.matches import (
     MATCH_STATES,
     CorruptRecord,
@@ -46,6 +48,8 @@ __all__ = [
     "CorruptRecord",
     "FinishedMatch",
     "InvalidResult",
+    "Ladder",
+    "LadderStanding",
     "Match",
     "RatedVersion",
     "RatingRow",
@@ -58,6 +62,7 @@ __all__ = [
     "Store",
     "StoreError",
     "TableResult",
+    "TickPlan",
     "Tournament",
     "UnknownMatch",
     "open_store",
@@ -69,7 +74,7 @@ __all__ = [
 # the parts share only what StoreBase holds (the pool, the retry rule, the Elo K), call
 # none of each other's methods, and callers keep one object whose settings they can change
 # in one place (``store.elo_k``, ``store.retry_attempts``), with no method written twice.
-class Store(BotStore, CompetitionStore, MatchStore, RatingStore):
+class Store(BotStore, CompetitionStore, LadderStore, MatchStore, RatingStore):
     """Bots, matches, records and ratings in one Postgres database. Thread-safe: every call
     takes a connection from the pool. Calls that lose their connection are retried with
     backoff; when the server stays down they raise :class:`worker.db.StoreUnavailable`."""

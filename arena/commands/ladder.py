@@ -1,0 +1,232 @@
+"""``arena ladder start | stop | status``: a continuous ladder per game among the newest
+version of every bot, driven by the scheduler (``docs/tournaments.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from typing import TYPE_CHECKING, Any
+
+from arena.cli import CommandError
+from arena.commands.db import with_store
+from arena.commands.engine import parse_options
+
+if TYPE_CHECKING:
+    from worker.store import Ladder, LadderStanding, Store
+
+#: How often a ladder run in the foreground (no cluster) ticks and redraws (seconds).
+FOREGROUND_TICK_S = 2.0
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add this module's commands."""
+    lad = sub.add_parser("ladder", help="a continuous ladder per game, driven by the scheduler")
+    lsub = lad.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    start = lsub.add_parser(
+        "start", help="run a ladder among the newest version of every bot of a game"
+    )
+    start.add_argument("--game", required=True)
+    start.add_argument("--name", default=None, help="the ladder's name (default: the game's)")
+    start.add_argument(
+        "--in-flight", type=int, default=4, help="matches queued or running at once (default 4)"
+    )
+    start.add_argument(
+        "--placement",
+        type=int,
+        default=6,
+        help="games a new version plays first, against the whole pool (default 6)",
+    )
+    start.add_argument("--table-size", type=int, default=None, metavar="K")
+    start.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    start.add_argument("--clock", action="append", default=[], metavar="KEY=MS")
+    start.add_argument(
+        "--local-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the ladder here, in the foreground until Ctrl-C, with N local workers "
+        "(default: 1 when Redis is embedded; with ARENA_REDIS_URL the command returns and "
+        "`arena scheduler` and the workers run the ladder)",
+    )
+    start.add_argument("--concurrency", type=int, default=2)
+    start.add_argument(
+        "--seconds", type=float, default=None, help="in the foreground: stop after this long"
+    )
+    start.set_defaults(func=cmd_start)
+    stop = lsub.add_parser("stop", help="stop scheduling a ladder's matches")
+    stop.add_argument("name", help="the ladder's name (by default its game's name)")
+    stop.set_defaults(func=cmd_stop)
+    status = lsub.add_parser("status", help="every ladder: game, running or not, matches")
+    status.set_defaults(func=cmd_status)
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    from arena.commands.tournament import _clock
+    from referee.engine import UnknownGameError
+    from referee.games import get_game
+
+    try:
+        spec = get_game(args.game)
+    except UnknownGameError as exc:
+        raise CommandError(str(exc)) from None
+    options = parse_options(args.option)
+    spec.options(options)
+    size = args.table_size or spec.default_seats
+    if not spec.min_seats <= size <= spec.max_seats:
+        raise CommandError(
+            f"{args.game} is played by {spec.min_seats}–{spec.max_seats} players, not {size}"
+        )
+    if args.in_flight < 1 or args.placement < 0:
+        raise CommandError("--in-flight must be at least 1 and --placement at least 0")
+    return {
+        "options": options,
+        "clock": _clock(args.clock),
+        "in_flight": args.in_flight,
+        "placement": args.placement,
+        "table_size": size,
+    }
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    from worker import broker
+
+    settings = _settings(args)
+    name = args.name or args.game
+    workers = args.local_workers
+    if workers is None:
+        workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
+    if workers == 0:
+
+        def start(store: Store) -> int:
+            ladder = store.start_ladder(args.game, name, settings)
+            print(
+                f"ladder {ladder.name!r} ({ladder.game}) runs: `arena scheduler` queues its "
+                "matches and the workers play them; see `arena leaderboard --game "
+                f"{ladder.game}`"
+            )
+            return 0
+
+        return with_store(start)
+    return _foreground(args, name, settings, workers)
+
+
+def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], workers: int) -> int:
+    """Run the ladder here: local workers, a tick every few seconds, the leaderboard
+    redrawn, until Ctrl-C (or ``--seconds``)."""
+    from rich.console import Console
+    from rich.live import Live
+
+    from arena.platform import platform
+    from worker import host, ladder, tasks
+
+    console = Console(stderr=True)
+    with platform(workers=workers, concurrency=args.concurrency) as running:
+        store = running.store
+        started = store.start_ladder(args.game, name, settings)
+        console.print(
+            f"ladder {started.name!r} ({started.game}) runs here until Ctrl-C "
+            f"({workers} local worker{'s' if workers > 1 else ''})"
+        )
+        rng = random.Random()
+        deadline = None if args.seconds is None else time.monotonic() + args.seconds
+        try:
+            with Live(console=console, auto_refresh=False) as live:
+                while deadline is None or time.monotonic() < deadline:
+                    ladder.tick(store, tasks.play_match.delay, rng)
+                    host.sweep(store, tasks.play_match.delay)
+                    if console.is_terminal:
+                        live.update(leaderboard_table(store, started.game), refresh=True)
+                    time.sleep(FOREGROUND_TICK_S)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            store.stop_ladder(started.name)
+        ladder.tick(store, lambda _: None, rng)  # rate what finished; queue nothing more
+        Console().print(leaderboard_table(store, started.game))
+        progress = store.ladder_progress(started.id)
+        print(
+            f"ladder {started.name!r} stopped: {progress['done']} matches played; "
+            f"{progress['queued']} left queued (start it again to play on)"
+        )
+    return 0
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    def stop(store: Store) -> int:
+        if not store.stop_ladder(args.name):
+            raise CommandError(f"no running ladder named {args.name!r} (see `arena ladder status`)")
+        print(f"ladder {args.name!r} stopped: no new matches (those queued still play)")
+        return 0
+
+    return with_store(stop)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    def status(store: Store) -> int:
+        ladders = store.ladders()
+        if not ladders:
+            print("no ladders yet: arena ladder start --game GAME")
+        for lad in ladders:
+            p = store.ladder_progress(lad.id)
+            print(
+                f"{lad.name:<16} {lad.game:<14} {'running' if lad.active else 'stopped':<8} "
+                f"{p['done']} done, {p['queued'] + p['running']} in flight, "
+                f"{p['failed']} failed; in flight at most {lad.settings.get('in_flight')}"
+            )
+        return 0
+
+    return with_store(status)
+
+
+# -- the leaderboard -------------------------------------------------------------------------
+
+
+def ladder_rows(store: Store, game: str) -> tuple[Ladder | None, list[LadderStanding]]:
+    """The game's ladder (the one named after the game, else the first) and its pool,
+    best first by conservative rating (placing and unrated versions last)."""
+    from worker import skill
+
+    ladders = store.ladders(game=game)
+    if not ladders:
+        return None, []
+    chosen = next((lad for lad in ladders if lad.name == game), ladders[0])
+    rows = store.ladder_standings(chosen)
+
+    def key(row: LadderStanding) -> tuple[int, float]:
+        if row.mu is None or row.sigma is None:
+            return (1, 0.0)
+        return (0, -skill.conservative(row.mu, row.sigma))
+
+    return chosen, sorted(rows, key=key)
+
+
+def leaderboard_table(store: Store, game: str) -> Any:
+    """The leaderboard of ``game`` as a rich table: the ladder's rating with its interval
+    and provisional mark, games and last played, beside the online Elo."""
+    from rich.table import Table
+
+    from worker import skill
+
+    chosen, rows = ladder_rows(store, game)
+    table = Table(title=f"{game}: ladder {chosen.name!r}" if chosen else game)
+    for column in ("#", "bot", "rating", "95%", "games", "last played", "Elo"):
+        table.add_column(column, justify="left" if column in ("bot", "last played") else "right")
+    for i, row in enumerate(rows):
+        if row.mu is None or row.sigma is None:
+            rating, interval = "–", "unrated"
+        else:
+            value, low, high = skill.display(row.mu, row.sigma)
+            mark = " (provisional)" if skill.provisional(row.sigma) else ""
+            rating, interval = f"{value:.0f}{mark}", f"[{low:.0f}, {high:.0f}]"
+        table.add_row(
+            str(i + 1),
+            row.label,
+            rating,
+            interval,
+            str(row.games),
+            row.last_played_at.strftime("%Y-%m-%d %H:%M:%S") if row.last_played_at else "never",
+            "–" if row.elo is None else f"{row.elo:.0f}",
+        )
+    return table

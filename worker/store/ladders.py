@@ -1,0 +1,251 @@
+"""Ladders: an open-ended pool of one game in which the newest version of every bot plays
+on, its Plackett–Luce rating (μ, σ) kept per ladder (``ladder_ratings``) and brought up to
+date by the scheduler's tick, in completion order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from worker.store.base import StoreBase, StoreError
+from worker.store.competitions import ScheduledMatch, SeatResultRow, TableResult
+from worker.store.matches import seed_commitment
+
+
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    """A ladder row: its game, settings (game options, clock, matches in flight,
+    placement games, table size), whether it runs, and how far its ratings are applied."""
+
+    id: int
+    name: str
+    game: str
+    settings: Mapping[str, Any]
+    active: bool
+    through_seq: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LadderStanding:
+    """A bot version of a ladder's pool: its label, ladder rating and games, when it last
+    played, and its online Elo in the game."""
+
+    version: int
+    label: str
+    mu: float | None
+    sigma: float | None
+    games: int
+    last_played_at: datetime | None
+    elo: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TickPlan:
+    """What one tick decided for a ladder: the new ratings, and the matches to queue."""
+
+    ratings: Mapping[int, tuple[float, float]]
+    played: Mapping[int, int]  # ladder games added per bot version
+    matches: Sequence[ScheduledMatch]
+
+
+def _ladder(row: Mapping[str, Any]) -> Ladder:
+    return Ladder(
+        id=row["id"],
+        name=row["name"],
+        game=row["game"],
+        settings=row["options"],
+        active=row["active"],
+        through_seq=int(row["through_seq"]),
+        created_at=row["created_at"],
+    )
+
+
+#: The newest version of every bot of the ladder's game, with its ladder rating and Elo.
+_POOL = """
+    SELECT DISTINCT ON (v.bot_id) v.id, b.name || '@v' || v.version, lr.mu, lr.sigma,
+        coalesce(lr.games, 0), lr.last_played_at, r.rating
+    FROM bot_versions v JOIN bots b ON b.id = v.bot_id
+    LEFT JOIN ladder_ratings lr ON lr.ladder_id = %(ladder)s AND lr.bot_version_id = v.id
+    LEFT JOIN ratings r ON r.game = v.game AND r.bot_version_id = v.id
+    WHERE v.game = %(game)s
+    ORDER BY v.bot_id, v.version DESC"""
+
+
+class LadderStore(StoreBase):
+    """The store's ladders, their pools and their ratings."""
+
+    def start_ladder(self, game: str, name: str, settings: Mapping[str, Any]) -> Ladder:
+        """Create the ladder ``name`` of ``game``, or make it run again with new
+        ``settings``; StoreError if that name is a ladder of another game."""
+
+        def op(conn: psycopg.Connection) -> Ladder:
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(
+                    "INSERT INTO ladders (name, game, options) VALUES (%s, %s, %s)"
+                    " ON CONFLICT (name) DO UPDATE SET active = true, options = excluded.options"
+                    " WHERE ladders.game = excluded.game RETURNING *",
+                    (name, game, Jsonb(dict(settings))),
+                ).fetchone()
+                if row is None:
+                    raise StoreError(f"ladder {name!r} is a ladder of another game")
+                return _ladder(row)
+
+        return self._run(op)
+
+    def stop_ladder(self, name: str) -> bool:
+        """Stop scheduling the ladder's matches (those queued still play); False if no
+        such running ladder."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE ladders SET active = false WHERE name = %s AND active RETURNING id",
+                (name,),
+            ).fetchone()
+        )
+        return row is not None
+
+    def ladders(self, *, game: str | None = None, active: bool | None = None) -> list[Ladder]:
+        """Ladders, oldest first, filtered by game and by whether they run."""
+
+        def op(conn: psycopg.Connection) -> list[Ladder]:
+            with conn.cursor(row_factory=dict_row) as cur:
+                rows = cur.execute(
+                    "SELECT * FROM ladders WHERE (%(game)s::text IS NULL OR game = %(game)s)"
+                    " AND (%(active)s::boolean IS NULL OR active = %(active)s) ORDER BY id",
+                    {"game": game, "active": active},
+                ).fetchall()
+            return [_ladder(r) for r in rows]
+
+        return self._run(op)
+
+    def ladder_standings(self, ladder: Ladder) -> list[LadderStanding]:
+        """The ladder's pool (the newest version of each bot of its game)."""
+        rows = self._run(
+            lambda conn: conn.execute(_POOL, {"ladder": ladder.id, "game": ladder.game}).fetchall()
+        )
+        return [
+            LadderStanding(int(v), str(label), mu, sigma, int(games), last, elo)
+            for v, label, mu, sigma, games, last, elo in rows
+        ]
+
+    def ladder_progress(self, ladder_id: int) -> dict[str, int]:
+        """How many of the ladder's matches are in each state."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT state, count(*) FROM matches WHERE ladder_id = %s GROUP BY state",
+                (ladder_id,),
+            ).fetchall()
+        )
+        counts = dict.fromkeys(("queued", "running", "done", "failed", "cancelled"), 0)
+        counts.update({str(s): int(n) for s, n in rows})
+        return counts
+
+    def tick_ladder(
+        self,
+        ladder_id: int,
+        plan: Callable[[Ladder, list[LadderStanding], list[TableResult], int], TickPlan],
+    ) -> list[int]:
+        """One tick of a ladder, in one transaction: lock its row (a tick already
+        running elsewhere skips it), read its pool, its matches finished since the last
+        tick (completion order) and how many are queued or running; ``plan`` returns the
+        new ratings and the matches to queue; store both. Returns the queued match ids
+        (enqueue them after this returns)."""
+
+        def op(conn: psycopg.Connection) -> list[int]:
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(
+                    "SELECT * FROM ladders WHERE id = %s FOR UPDATE SKIP LOCKED",
+                    (ladder_id,),
+                ).fetchone()
+                if row is None:
+                    return []
+                ladder = _ladder(row)
+                pool = [
+                    LadderStanding(int(v), str(label), mu, sigma, int(g), last, elo)
+                    for v, label, mu, sigma, g, last, elo in conn.execute(
+                        _POOL, {"ladder": ladder.id, "game": ladder.game}
+                    ).fetchall()
+                ]
+                results = _finished_since(conn, ladder.id, ladder.through_seq)
+                flight = conn.execute(
+                    "SELECT count(*) FROM matches WHERE ladder_id = %s"
+                    " AND state IN ('queued', 'running')",
+                    (ladder.id,),
+                ).fetchone()
+                decided = plan(
+                    ladder, pool, [r for r, _ in results], int(flight[0] if flight else 0)
+                )
+                through = max((seq for _, seq in results), default=ladder.through_seq)
+                conn.execute(
+                    "UPDATE ladders SET through_seq = %s WHERE id = %s", (through, ladder.id)
+                )
+                if decided.ratings:
+                    conn.cursor().executemany(
+                        "INSERT INTO ladder_ratings AS lr (ladder_id, bot_version_id, mu, sigma,"
+                        " games, last_played_at) VALUES (%s, %s, %s, %s, %s, now())"
+                        " ON CONFLICT (ladder_id, bot_version_id) DO UPDATE SET mu = excluded.mu,"
+                        " sigma = excluded.sigma, games = lr.games + excluded.games,"
+                        " last_played_at = now()",
+                        [
+                            (ladder.id, v, mu, sigma, decided.played.get(v, 0))
+                            for v, (mu, sigma) in decided.ratings.items()
+                        ],
+                    )
+                return _queue(conn, ladder, decided.matches)
+
+        return self._run(op)
+
+
+def _finished_since(
+    conn: psycopg.Connection, ladder_id: int, through_seq: int
+) -> list[tuple[TableResult, int]]:
+    rows = conn.execute(
+        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.score, s.status, s.forfeit"
+        " FROM matches m JOIN match_seats s ON s.match_id = m.id"
+        " WHERE m.ladder_id = %s AND m.state = 'done' AND m.finish_seq > %s"
+        " ORDER BY m.finish_seq, s.seat",
+        (ladder_id, through_seq),
+    ).fetchall()
+    out: dict[int, tuple[list[SeatResultRow], int]] = {}
+    for match_id, seq, v, rank, score, status, forfeit in rows:
+        seats, _ = out.setdefault(int(match_id), ([], int(seq)))
+        seats.append(SeatResultRow(int(v), rank, score, status, forfeit))
+    return [(TableResult(m, None, tuple(seats)), seq) for m, (seats, seq) in out.items()]
+
+
+def _queue(
+    conn: psycopg.Connection, ladder: Ladder, matches: Sequence[ScheduledMatch]
+) -> list[int]:
+    import secrets
+
+    ids = []
+    options = Jsonb(dict(ladder.settings.get("options") or {}))
+    for m in matches:
+        salt = secrets.token_bytes(16)
+        row = conn.execute(
+            "INSERT INTO matches (game, options, seed, seed_salt, seed_commitment, num_seats,"
+            " ladder_id) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (
+                ladder.game,
+                options,
+                Decimal(m.seed),
+                salt,
+                seed_commitment(m.seed, salt),
+                len(m.seats),
+                ladder.id,
+            ),
+        ).fetchone()
+        assert row is not None
+        ids.append(int(row[0]))
+        conn.cursor().executemany(
+            "INSERT INTO match_seats (match_id, seat, bot_version_id) VALUES (%s, %s, %s)",
+            [(row[0], seat, v) for seat, v in enumerate(m.seats)],
+        )
+    return ids
