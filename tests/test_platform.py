@@ -83,6 +83,11 @@ def test_three_bot_round_robin_end_to_end(platform_env: PlatformEnv) -> None:
     assert all(line["matches"] == 4 for line in lines.values())
     assert sum(line["wins"] + line["draws"] for line in lines.values()) >= 6
     assert all(line["elo"] is not None for line in lines.values())
+    assert all(
+        line["batch_low"] < line["batch_rating"] < line["batch_high"] for line in lines.values()
+    )
+    assert all(isinstance(line["settled"], bool) for line in lines.values())
+    assert standings["standings"][-1]["p_stronger_than_next"] is None
     cross = standings["cross_table"]
     assert cross["random@v1"]["heuristic@v1"]["games"] == 2
     board = json.loads(env.arena("leaderboard", "--game", "hollywood-gin", "--json").stdout)

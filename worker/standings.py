@@ -47,6 +47,10 @@ class Line:
             "batch_rating": None if batch is None else round(batch.rating, 1),
             "batch_low": None if batch is None else round(batch.low, 1),
             "batch_high": None if batch is None else round(batch.high, 1),
+            "p_stronger_than_next": None
+            if batch is None or batch.p_stronger_than_next is None
+            else round(batch.p_stronger_than_next, 4),
+            "settled": None if batch is None else batch.settled,
         }
 
 
@@ -81,8 +85,9 @@ def standings(
     elo: Mapping[int, float] | None = None,
     batch: Sequence[Standing] = (),
 ) -> Standings:
-    """The standings of ``entries`` over ``results``, ordered by points, then wins, then
-    the batch rating. A win is a match finished alone in first place, a draw one shared
+    """The standings of ``entries`` over ``results``, in the order of the batch fit
+    ``batch`` when it rates every entrant (so each line's "stronger than next" is about
+    the line below), else by points, then wins. A win is a match finished alone in first place, a draw one shared
     first place, a loss any other; a forfeit ranks last."""
     lines = {v: Line(v, labels.get(v, f"version {v}")) for v in entries}
     cross: dict[int, dict[int, float]] = {a: {b: 0.0 for b in entries if b != a} for a in entries}
@@ -120,8 +125,10 @@ def standings(
         version = int(fit.player)  # type: ignore[call-overload]
         if version in lines:
             lines[version].batch = fit
-    order = sorted(
-        lines.values(),
-        key=lambda x: (-x.points, -x.wins, -(x.batch.rating if x.batch else 0.0), x.label),
-    )
+    if batch and all(line.batch is not None for line in lines.values()):
+        # the batch fit's order, so that "stronger than next" is about the line below
+        rank = {fit.player: i for i, fit in enumerate(batch)}
+        order = sorted(lines.values(), key=lambda x: rank[x.version])
+    else:
+        order = sorted(lines.values(), key=lambda x: (-x.points, -x.wins, x.label))
     return Standings(order, cross, games)

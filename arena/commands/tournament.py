@@ -473,7 +473,9 @@ def _table(table: Standings, title: str = "") -> Any:
     from rich.table import Table
 
     t = Table(title=title or None)
-    for column in ("#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)"):
+    for column in (
+        "#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)", "P>next"
+    ):  # fmt: skip
         t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     labels = {line.version: line.label for line in table.lines}
     short = {v: f"{i + 1}" for i, v in enumerate(labels)}
@@ -482,7 +484,13 @@ def _table(table: Standings, title: str = "") -> Any:
     for i, line in enumerate(table.lines):
         batch = (
             f"{line.batch.rating:.0f} [{line.batch.low:.0f}, {line.batch.high:.0f}]"
+            + (" settled" if line.batch.settled else "")
             if line.batch
+            else "–"
+        )
+        beats_next = (
+            f"{line.batch.p_stronger_than_next:.2f}"
+            if line.batch and line.batch.p_stronger_than_next is not None
             else "–"
         )
         cells = []
@@ -503,6 +511,7 @@ def _table(table: Standings, title: str = "") -> Any:
             f"{line.points:g}",
             "–" if line.elo is None else f"{line.elo:.0f}",
             batch,
+            beats_next,
             *cells,
         )
     return t
@@ -568,7 +577,9 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
         )
     console.print(
         "W/D/L: matches won, shared first place, lost; points: 1 per opponent beaten, ½ per "
-        "tie; i/j: points/games against bot j"
+        "tie; batch: Bradley–Terry over this tournament, 95% interval, 'settled' when its "
+        "place is 95% sure both ways; P>next: the probability it is stronger than the bot "
+        "below; i/j: points/games against bot j"
     )
     if counts["done"]:
         first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
