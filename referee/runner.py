@@ -12,13 +12,14 @@ of it with the default policy. A seat whose stream drops may rejoin with its
 token while its clock runs (the pending decision is sent again); one that is
 still away when its decision's time is up forfeits (disconnected).
 
-Every write to a seat has a deadline (a decision's is the decision's own: the
-clock runs from before the write), so a seat that cannot be written to times
-out like a silent one and cannot hold up its match. A running match keeps its
-actions in the compact form of the record (legal-action indexes and times) and
-only the events its seats have not yet been sent; a finished match is kept as
-its record's bytes until the platform releases it, within a byte budget and an
-age limit (:class:`referee.matches.Referee`). A fault of the referee itself, or the referee
+Every write to a seat has a deadline (a decision's is the decision's own, kept by
+the match's :class:`~referee.watchdog.Watchdog`: the clock runs from before the
+write), so a seat that cannot be written to times out like a silent one and cannot
+hold up its match. A running match keeps its actions in the compact form of the
+record (legal-action indexes and times) and only the events its seats have not yet
+been sent; a finished match is kept as its record's bytes until the platform
+releases it, within a byte budget and an age limit
+(:class:`referee.matches.Referee`). A fault of the referee itself, or the referee
 shutting down, ends a match as ``aborted`` with the reason: never an invented
 result.
 
@@ -54,6 +55,7 @@ from referee.seats import (
     pick_answer,
     worse,
 )
+from referee.watchdog import Watchdog
 from referee.wire import answer_head
 from rummyarena.v1 import bot_pb2, common_pb2
 
@@ -127,12 +129,7 @@ class Match:
         self._pending: Pending | None = None
         self._sent = 0
         self._t0 = 0  # when the referee took the last answer (its own time runs from there)
-        self._waiting: asyncio.Future[Outcome] | None = None  # the decision being timed
-        self._deadline = 0.0  # its deadline, in the event loop's time
-        self._timer: asyncio.TimerHandle | None = None
-        self._task: asyncio.Task[Any] | None = None  # the match task, set by _play
-        self._write_in_flight = False  # a decision is being written
-        self._write_expired = False  # ... and the watchdog interrupted it
+        self._watchdog = Watchdog()  # times the pending decision out
 
     @property
     def actions_taken(self) -> int:
@@ -354,22 +351,19 @@ class Match:
         """Write a decision to the seat's stream; its deadline is the decision's own,
         kept by the match's watchdog (armed before the write: the clock covers delivery),
         which interrupts a write still in flight at the deadline and cuts the seat off."""
-        self._write_in_flight = True
+        watchdog = self._watchdog
+        watchdog.writing = True
         try:
             return await self._write(seat, msg)
         except asyncio.CancelledError:
-            if not self._write_expired:
+            if not watchdog.take_expiry():  # the watchdog's cancel is taken back
                 raise
-            task = asyncio.current_task()
-            assert task is not None
-            task.uncancel()  # the watchdog's cancel, taken: the match goes on
-            self._write_expired = False
             link = seat.link
             if link is not None:
                 self._cut_off(seat, link, "the stream took no decision in time (a write timed out)")
             return False
         finally:
-            self._write_in_flight = False
+            watchdog.writing = False
 
     async def _write(self, seat: Seat, data: bytes | None) -> bool:
         """Write ``data`` to the seat's stream, after the Welcome if that stream has not
@@ -393,9 +387,9 @@ class Match:
 
     async def _play(self) -> None:
         loop = asyncio.get_running_loop()
-        call_at, loop_time = loop.call_at, loop.time
+        loop_time, watchdog = loop.time, self._watchdog
         self._create_future = loop.create_future
-        self._task = asyncio.current_task()
+        watchdog.start(asyncio.current_task())
         perf = time.perf_counter_ns
         self._t0 = perf()
         pending = self._next()
@@ -408,24 +402,19 @@ class Match:
             sent = self._sent = perf()
             # the clock covers delivery: the watchdog is armed before the write, which it
             # interrupts if still in flight at the deadline (_send_decision)
-            deadline = self._deadline = loop_time() + seat.clock.allowance_s()
-            self._waiting = fut
-            timer = self._timer
-            if timer is None or timer.when() > deadline:  # one timer per match, moved
-                if timer is not None:  # only when it would fire too late
-                    timer.cancel()
-                self._timer = call_at(deadline, self._watchdog)
+            watchdog.arm(loop, fut, loop_time() + seat.clock.allowance_s())
             if seat.link is not None:
                 await self._send_decision(seat, msg)
             # the answer, or the seat coming back if it is away
             outcome = await fut
             while outcome[0] == "rejoined":  # send the decision again on the new stream
                 fut = self._create_future()
-                seat.pending = self._waiting = fut
+                seat.pending = fut
+                watchdog.waiting = fut
                 self._pending = (seat, did, legal, texts, msg, fut)
                 await self._send_decision(seat, msg)
                 outcome = await fut
-            self._waiting = None
+            watchdog.waiting = None
             if outcome[0] == "next":  # on_index took the answer and made the next decision
                 pending = outcome[1]
                 continue
@@ -491,24 +480,6 @@ class Match:
             pending = self._pending = (seat, did, legal, texts, msg, fut)
             return pending
         return None
-
-    def _watchdog(self) -> None:
-        """The match's timer: time out the pending decision if its deadline has passed,
-        else wait on until it does (an answer in time clears ``_waiting``)."""
-        self._timer = None
-        fut = self._waiting
-        if fut is None or fut.done():
-            return  # nothing pending: the next decision sets the timer again
-        loop = asyncio.get_running_loop()
-        if loop.time() >= self._deadline:
-            if self._write_in_flight:  # the decision is not even delivered: cut it off
-                self._write_expired = True
-                assert self._task is not None
-                self._task.cancel()
-            else:
-                fut.set_result(("timeout", "no answer in time"))
-        else:
-            self._timer = loop.call_at(self._deadline, self._watchdog)
 
     async def _settle(
         self,
@@ -582,10 +553,7 @@ class Match:
         return self.log.public_events(self.game, self.seed, len(self.seats), self.options)
 
     async def _finish(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._waiting = None
+        self._watchdog.stop()
         state = self.state
         result: Result | None = None
         if self._abort is None:
