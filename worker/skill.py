@@ -40,8 +40,10 @@ _Z95 = 1.959963984540054
 
 
 def model() -> PlackettLuce:
-    """The ladder's model: OpenSkill's Plackett–Luce with its default parameters."""
-    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA)
+    """The ladder's model: OpenSkill's Plackett–Luce with its default μ, σ and β, and no
+    drift (τ = 0): a bot version is a fixed program whose strength does not change
+    between games, so its σ may shrink as far as its games allow."""
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=0.0)
 
 
 def initial() -> Rating:
