@@ -127,8 +127,8 @@ def standings(
             lines[version].batch = fit
     if batch and all(line.batch is not None for line in lines.values()):
         # the batch fit's order, so that "stronger than next" is about the line below
-        rank = {fit.player: i for i, fit in enumerate(batch)}
-        order = sorted(lines.values(), key=lambda x: rank[x.version])
+        place = {fit.player: i for i, fit in enumerate(batch)}
+        order = sorted(lines.values(), key=lambda x: place[x.version])
     else:
         order = sorted(lines.values(), key=lambda x: (-x.points, -x.wins, x.label))
     return Standings(order, cross, games)

@@ -144,7 +144,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
         finally:
             store.stop_ladder(started.name)
         ladder.tick(store, lambda _: None, rng)  # rate what finished; queue nothing more
-        Console().print(leaderboard_table(store, started.game))
+        wide_console().print(leaderboard_table(store, started.game))
         progress = store.ladder_progress(started.id)
         print(
             f"ladder {started.name!r} stopped: {progress['done']} matches played; "
@@ -181,6 +181,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 # -- the leaderboard -------------------------------------------------------------------------
+
+
+def wide_console() -> Any:
+    """A console for tables on stdout: the terminal's width, or 160 columns when the
+    output goes to a file or a pipe (rich's 80 would fold the tables)."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 160)
 
 
 def ladder_rows(store: Store, game: str) -> tuple[Ladder | None, list[LadderStanding]]:

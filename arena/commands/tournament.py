@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -519,7 +518,8 @@ def _table(table: Standings, title: str = "") -> Any:
 
 def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
     """Print the standings (and, with duplicate deals, the results over whole deals)."""
-    from rich.console import Console
+
+    from arena.commands.ladder import wide_console
 
     tournament = store.tournament(tournament_id)
     table = standings_of(store, tournament_id)
@@ -556,7 +556,7 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
             )
         )
         return 0
-    console = Console(width=None if sys.stdout.isatty() else 160)
+    console = wide_console()
     kind = tournament.format.replace("-", " ")
     if tournament.duplicate:
         kind += ", duplicate deals (each deal played once per seat rotation)"
@@ -633,7 +633,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
 
     def body(store: Store) -> int:
-        from arena.commands.ladder import ladder_rows, leaderboard_table
+        from arena.commands.ladder import ladder_rows, leaderboard_table, wide_console
         from worker import skill
 
         rows = store.ratings(args.game)
@@ -680,7 +680,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         if ladder is not None:
-            Console().print(leaderboard_table(store, args.game))
+            wide_console().print(leaderboard_table(store, args.game))
             print(
                 "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
                 "interval; provisional while uncertain. Elo: online Elo over every rated match"
