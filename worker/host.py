@@ -151,7 +151,11 @@ class Host:
             sessions,
             self._clock(match.tournament_id),
         )
-        reply = self.link.wait(referee_id, MATCH_S)
+        notices.set_live(self.redis, match.id, self.link.address, referee_id, MATCH_S)
+        try:
+            reply = self.link.wait(referee_id, MATCH_S)
+        finally:
+            notices.clear_live(self.redis, match.id)
         try:
             result = reply.result
             if result.status == common_pb2.MATCH_STATUS_ABORTED:

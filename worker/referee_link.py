@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from referee.auth import SECRET_ENV, call_metadata
+from referee.auth import SECRET_ENV, SecretError, call_metadata, platform_secret
 from referee.clock import ClockRules
 from referee.wire import clock_to_proto, options_to_proto
 from rummyarena.v1 import match_pb2, match_pb2_grpc
@@ -30,13 +30,20 @@ class RefereeGone(RuntimeError):
 
 
 class LocalReferee:
-    """A referee process of this worker's own, on a free loopback port, with a fresh
-    secret; it is stopped with the worker (and dies with it if the worker is killed)."""
+    """A referee process of this worker's own, on a free loopback port, with the
+    platform's secret (``ARENA_REFEREE_SECRET`` or the one under ``ARENA_HOME``: the
+    platform's other processes, the web app's live view among them, may call its match
+    service), else a fresh one; it is stopped with the worker (and dies with it if the
+    worker is killed). ``host`` is the address it listens on: loopback unless the
+    platform's processes run on other hosts."""
 
-    def __init__(self, *, extra_args: Sequence[str] = ()) -> None:
-        self.secret = secrets.token_urlsafe(24)
+    def __init__(self, *, extra_args: Sequence[str] = (), host: str = "127.0.0.1") -> None:
+        try:
+            self.secret = platform_secret()
+        except SecretError:
+            self.secret = secrets.token_urlsafe(24)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "referee", "--port", "0", *extra_args],
+            [sys.executable, "-m", "arena", "referee", "--port", "0", "--host", host, *extra_args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

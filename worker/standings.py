@@ -87,8 +87,8 @@ def standings(
 ) -> Standings:
     """The standings of ``entries`` over ``results``, in the order of the batch fit
     ``batch`` when it rates every entrant (so each line's "stronger than next" is about
-    the line below), else by points, then wins. A win is a match finished alone in first place, a draw one shared
-    first place, a loss any other; a forfeit ranks last."""
+    the line below), else by points, then wins. A win is a match finished alone in first
+    place, a draw one shared first place, a loss any other; a forfeit ranks last."""
     lines = {v: Line(v, labels.get(v, f"version {v}")) for v in entries}
     cross: dict[int, dict[int, float]] = {a: {b: 0.0 for b in entries if b != a} for a in entries}
     games: dict[int, dict[int, int]] = {a: dict.fromkeys(cross[a], 0) for a in entries}
