@@ -24,7 +24,7 @@ from arena.commands.db import store_errors
 from referee.auth import arena_home
 from worker import broker, db
 from worker.app import configure
-from worker.children import die_with_parent, stop_group
+from worker.children import child_env, stop_group
 from worker.store import Store
 
 #: How long a local worker has to finish its current match when the command ends.
@@ -47,11 +47,13 @@ class Platform:
         """Start ``count`` ``arena worker`` processes (each with its referee and bot pool),
         logging to ``ARENA_HOME/logs/worker-N.log``."""
         self.logs.mkdir(parents=True, exist_ok=True)
-        env = {
-            **os.environ,
-            db.DATABASE_URL_ENV: self.database_url,
-            broker.REDIS_URL_ENV: self.redis_url,
-        }
+        env = child_env(
+            {
+                **os.environ,
+                db.DATABASE_URL_ENV: self.database_url,
+                broker.REDIS_URL_ENV: self.redis_url,
+            }
+        )
         for _ in range(count):
             number = len(self.workers)
             with open(self.logs / f"worker-{number}.log", "ab") as log:
@@ -69,7 +71,7 @@ class Platform:
                         stdin=subprocess.DEVNULL,
                         stdout=log,
                         stderr=subprocess.STDOUT,
-                        preexec_fn=die_with_parent,
+                        process_group=0,
                     )
                 )
 

@@ -1,31 +1,47 @@
-"""Child processes the platform starts (referees, bot processes, workers, Redis): they die
-with the process that started them, even when it is killed, and are stopped with their
-whole process group."""
+"""Child processes the platform starts (referees, bot processes, workers): each leads its
+own process group (stopped as a whole), and stops itself when the process that started it
+is gone, even when that process was killed."""
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
-import sys
+import threading
+import time
+from collections.abc import Mapping
 
-_PR_SET_PDEATHSIG = 1
+#: Set in a child's environment to the pid of the process that started it: the child
+#: stops itself (SIGTERM) when that process is gone, even when it was killed.
+PARENT_ENV = "ARENA_EXIT_WITH_PARENT"
 
 
-def die_with_parent() -> None:
-    """In a child before ``exec`` (``preexec_fn``): its own process group, and on Linux
-    SIGTERM when the thread that started it dies (a killed worker leaves no orphans)."""
-    os.setpgid(0, 0)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's environment) for a child that should stop when
+    this process is gone: start it with ``process_group=0`` and this environment."""
+    return {**(os.environ if env is None else env), PARENT_ENV: str(os.getpid())}
+
+
+def exit_with_parent() -> None:
+    """In a child started with :func:`child_env`: SIGTERM to itself as soon as the
+    process that started it is gone (checked every second). No fork-time hook is used:
+    a process holding gRPC threads must not run Python code between fork and exec."""
+    wanted = os.environ.pop(PARENT_ENV, "")
+    if not wanted.isdigit():
+        return
+    parent = int(wanted)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def stop_group(process: subprocess.Popen[bytes] | subprocess.Popen[str], grace: float) -> None:
-    """SIGTERM to the process's group (it leads one, :func:`die_with_parent`), SIGKILL to
+    """SIGTERM to the process's group (it leads one: ``process_group=0``), SIGKILL to
     the group if it has not exited after ``grace`` seconds; waits for it."""
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from worker.children import die_with_parent, stop_group
+from worker.children import child_env, stop_group
 from worker.referee_link import RefereeLink
 
 log = logging.getLogger(__name__)
@@ -121,6 +121,7 @@ class BotPool:
             tar.extractall(folder, filter="data")
         session_id, key = self.referee.open_session(label)
         env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+        env = child_env(env)
         env.update(
             ARENA_REFEREE=self.referee.address,
             ARENA_SESSION_KEY=key,
@@ -135,7 +136,7 @@ class BotPool:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent,
+                process_group=0,
             )
         log.info("started bot %s (pid %d)", label, process.pid)
         return BotProcess(version_id, label, session_id, process, folder)

@@ -19,7 +19,7 @@ from referee.auth import SECRET_ENV, SecretError, call_metadata, platform_secret
 from referee.clock import ClockRules
 from referee.wire import clock_to_proto, options_to_proto
 from rummyarena.v1 import match_pb2, match_pb2_grpc
-from worker.children import die_with_parent
+from worker.children import child_env
 
 #: How long a call on the match service may take (the referee answers at once).
 CALL_S = 10.0
@@ -43,13 +43,17 @@ class LocalReferee:
         except SecretError:
             self.secret = secrets.token_urlsafe(24)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "referee", "--port", "0", "--host", host, *extra_args],
+            # a short grace: the worker stops its bots before its referee
+            [
+                *(sys.executable, "-m", "arena", "referee", "--port", "0", "--host", host),
+                *("--grace", "2", *extra_args),
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**os.environ, SECRET_ENV: self.secret},
+            env=child_env({**os.environ, SECRET_ENV: self.secret}),
             text=True,
-            preexec_fn=die_with_parent,
+            process_group=0,
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
