@@ -9,11 +9,10 @@ are not stored. The broker's keys carry the platform's prefix (``ARENA_REDIS_PRE
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
 
-from worker.broker import REDIS_URL_ENV, key_prefix
+from worker import settings
+from worker.broker import key_prefix
 
 #: The queue the platform's tasks go to.
 QUEUE = "arena"
@@ -41,7 +40,7 @@ app = Celery("arena", set_as_current=False)
 def configure(broker_url: str | None = None, prefix: str | None = None) -> Celery:
     """Point :data:`app` at ``broker_url`` (default ``ARENA_REDIS_URL``) with the
     platform's settings, before it sends or takes its first task; returns it."""
-    url = broker_url or os.environ.get(REDIS_URL_ENV) or "redis://127.0.0.1:6379/0"
+    url = broker_url or settings.load().redis_url or "redis://127.0.0.1:6379/0"
     prefix = key_prefix() if prefix is None else prefix
     app.conf.update(
         broker_url=celery_url(url),
@@ -64,4 +63,11 @@ def configure(broker_url: str | None = None, prefix: str | None = None) -> Celer
         worker_send_task_events=False,
         timezone="UTC",
     )
+    # Connections made under earlier settings keep them (a process that points the app at
+    # another broker or prefix, as each test does): drop them, so the next task goes to
+    # the broker and prefix set here.
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
     return app
