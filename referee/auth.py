@@ -19,9 +19,10 @@ from typing import Any
 
 import grpc
 
-SECRET_ENV = "ARENA_REFEREE_SECRET"
-HOME_ENV = "ARENA_HOME"
-DEFAULT_HOME = "~/.local/share/rummy-arena"
+from worker import settings
+
+SECRET_ENV = settings.REFEREE_SECRET
+HOME_ENV = settings.HOME
 SECRET_FILE = "referee.secret"
 
 
@@ -30,14 +31,15 @@ class SecretError(RuntimeError):
 
 
 def arena_home() -> Path:
-    """The data folder: ``ARENA_HOME``, default ``~/.local/share/rummy-arena``."""
-    return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME).expanduser()
+    """The data folder: ``ARENA_HOME``, default the user's data folder
+    (``~/.local/share/rummy-arena`` on Linux)."""
+    return settings.load().home
 
 
 def platform_secret() -> str:
     """``ARENA_REFEREE_SECRET``, else the secret kept under ``ARENA_HOME`` (made when
     missing)."""
-    secret = os.environ.get(SECRET_ENV, "").strip()
+    secret = settings.load().referee_secret
     if secret:
         return secret
     path = arena_home() / SECRET_FILE
@@ -62,7 +64,7 @@ def platform_secret() -> str:
 
 def secret_source() -> str:
     """Where :func:`platform_secret` takes the secret from, for the logs."""
-    if os.environ.get(SECRET_ENV, "").strip():
+    if settings.load().referee_secret:
         return SECRET_ENV
     return str(arena_home() / SECRET_FILE)
 

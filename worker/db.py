@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import re
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,11 +17,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import psycopg_pool
+import tenacity
 
 from referee.auth import arena_home
+from worker import settings
 
-DATABASE_URL_ENV = "ARENA_DATABASE_URL"
-HOME_ENV = "ARENA_HOME"
+DATABASE_URL_ENV = settings.DATABASE_URL
+HOME_ENV = settings.HOME
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 #: Key of the advisory lock that serialises concurrent migrators.
 _MIGRATION_LOCK = 0x52554D4D59  # "RUMMY"
@@ -78,18 +78,27 @@ def with_retry(
     raise :class:`StoreUnavailable` naming ``url`` when it keeps failing. ``on_failure``
     runs after each failed attempt that will be retried (the store discards its other
     broken pooled connections there)."""
-    for attempt in range(1, attempts + 1):
-        try:
-            return operation()
-        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
-            if isinstance(exc, psycopg.errors.QueryCanceled):
-                raise
-            if attempt == attempts:
-                raise unavailable(url, exc) from exc
-            if on_failure is not None:
-                on_failure()
-            time.sleep(min(max_delay, delay * 2 ** (attempt - 1)))
-    raise AssertionError("unreachable")
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(_connection_lost),
+        stop=tenacity.stop_after_attempt(attempts),
+        wait=tenacity.wait_exponential(multiplier=delay, max=max_delay),
+        before_sleep=None if on_failure is None else lambda _state: on_failure(),
+        reraise=True,
+    )
+    try:
+        return retrying(operation)
+    except Exception as exc:
+        if _connection_lost(exc):
+            raise unavailable(url, exc) from exc
+        raise
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """True for a lost or refused connection; a cancelled statement is an
+    ``OperationalError`` too, but its connection is fine and it is not retried."""
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return False
+    return isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout))
 
 
 def connect(
@@ -160,7 +169,7 @@ class EmbeddedPostgres:
 def database_url(url: str | None = None) -> Iterator[str]:
     """The URL to use: ``url``, else ``ARENA_DATABASE_URL``, else an embedded server that
     runs for the duration of the ``with`` block."""
-    url = url or os.environ.get(DATABASE_URL_ENV)
+    url = url or settings.load().database_url
     if url:
         yield url
         return

@@ -30,16 +30,17 @@ import redis
 from referee import wire
 from referee.clock import ClockRules
 from rummyarena.v1 import common_pb2
-from worker import notices
+from worker import notices, settings
 from worker.pool import BotPool
 from worker.referee_link import LocalReferee, RefereeLink
 from worker.store import FinishedMatch, InvalidResult, Match, SeatOutcome, Store
 
 log = logging.getLogger(__name__)
 
-LEASE_ENV = "ARENA_LEASE_S"
-#: How long a claim holds without renewal (seconds); renewed every third of it.
-LEASE_S = 30.0
+LEASE_ENV = settings.LEASE_S
+#: How long a claim holds without renewal by default (seconds; ``ARENA_LEASE_S``); a
+#: claim is renewed every third of it.
+LEASE_S = settings.DEFAULT_LEASE_S
 #: How long a bot process may take to start and join its first match (milliseconds).
 JOIN_MS = 30_000
 #: The longest a match may run before the worker gives up on it (seconds).
@@ -59,7 +60,7 @@ class Host:
     link: RefereeLink
     pool: BotPool
     redis: redis.Redis
-    lease_s: float = field(default_factory=lambda: float(os.environ.get(LEASE_ENV) or LEASE_S))
+    lease_s: float = field(default_factory=lambda: settings.load().lease_s)
     stopping: threading.Event = field(default_factory=threading.Event)
     name: str = field(default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}")
     _clocks: dict[int, ClockRules] = field(default_factory=dict)

@@ -45,13 +45,13 @@ class Entry:
 def p_beats(a: Entry, b: Entry) -> float:
     """P(a finishes ahead of b) under the ratings' normal model."""
     spread = math.sqrt(2 * BETA * BETA + a.sigma * a.sigma + b.sigma * b.sigma)
-    return 0.5 * (1.0 + math.erf((a.mu - b.mu) / (spread * math.sqrt(2.0))))
+    return statistics.NormalDist(0.0, spread).cdf(a.mu - b.mu)
 
 
 def p_stronger(a: Entry, b: Entry) -> float:
     """P(a's true rating is above b's): how sure the ladder is of their order."""
     spread = math.sqrt(a.sigma * a.sigma + b.sigma * b.sigma) or 1e-9
-    return 0.5 * (1.0 + math.erf((a.mu - b.mu) / (spread * math.sqrt(2.0))))
+    return statistics.NormalDist(0.0, spread).cdf(a.mu - b.mu)
 
 
 def order_uncertainty(a: Entry, b: Entry) -> float:

@@ -15,6 +15,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
@@ -123,8 +124,9 @@ def replay_elo(
 #: A place is settled when its bot is stronger than the next one, and weaker than the one
 #: before it, each with at least this probability.
 SETTLED_PROBABILITY = 0.95
+_STANDARD_NORMAL = NormalDist()
 #: The two-sided 95% point of the standard normal distribution.
-_Z95 = 1.959963984540054
+_Z95 = _STANDARD_NORMAL.inv_cdf(0.975)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -271,7 +273,7 @@ def bradley_terry(
             continue
         j = order[pos + 1]
         diff, sd = float(strength[i] - strength[j]), fit.difference_sd(i, j)
-        p_next.append(_normal_cdf(diff / sd) if sd > 0 else 1.0 if diff > 0 else 0.5)
+        p_next.append(_STANDARD_NORMAL.cdf(diff / sd) if sd > 0 else 1.0 if diff > 0 else 0.5)
     standings = []
     for pos, i in enumerate(order):
         above = pos == 0 or (p_next[pos - 1] or 0.0) >= SETTLED_PROBABILITY
@@ -503,10 +505,6 @@ def _sigmoid(x: FloatArray) -> FloatArray:
 
 def _log_sigmoid(x: FloatArray) -> FloatArray:
     return np.asarray(-np.logaddexp(0.0, -x), dtype=np.float64)
-
-
-def _normal_cdf(z: float) -> float:
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
 # -- duplicate sets ------------------------------------------------------------------------

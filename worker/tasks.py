@@ -18,19 +18,18 @@ is committed only under the claim that played it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from worker import host
+from worker import host, settings
 from worker.app import app
 
 #: How long one drain task plays before handing over to a fresh task (seconds); well
 #: within the tasks' soft time limit, so a warm shutdown never waits long.
 DRAIN_S = 60.0
 #: How often the scheduler sweeps expired leases (seconds; ``ARENA_SWEEP_S``).
-SWEEP_S = float(os.environ.get("ARENA_SWEEP_S") or 10.0)
+SWEEP_S = settings.load().sweep_s
 #: How often the scheduler ticks the ladders (seconds; ``ARENA_LADDER_TICK_S``).
-LADDER_TICK_S = float(os.environ.get("ARENA_LADDER_TICK_S") or 5.0)
+LADDER_TICK_S = settings.load().ladder_tick_s
 
 
 @app.task(name="arena.drain", acks_late=True, reject_on_worker_lost=True)

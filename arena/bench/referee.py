@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import statistics
 import subprocess
@@ -26,6 +25,7 @@ import time
 from typing import Any
 
 import grpc
+import psutil  # type: ignore[import-untyped]
 
 from bots.examples.random_bot import RandomBot
 from bots.sdk.client import play
@@ -49,18 +49,14 @@ def _ping_handler(count: list[int]) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler("bench.PingPong", {"Echo": handler})
 
 
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
 def cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user and system, every thread) process ``pid`` has used, from
-    ``/proc`` (Linux); None where that cannot be read."""
+    """The CPU time (user and system, every thread) process ``pid`` has used; None where
+    that cannot be read (the process is gone, or not ours to see)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
+        used = psutil.Process(pid).cpu_times()
+    except psutil.Error:
         return None
-    return (int(fields[11]) + int(fields[12])) / _TICKS
+    return float(used.user + used.system)
 
 
 class _CpuWindow:

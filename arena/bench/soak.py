@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psutil  # type: ignore[import-untyped]
 
 from bots.examples.random_bot import RandomBot
 from bots.sdk.client import play
@@ -43,11 +44,8 @@ LONG_SEED = 1
 
 
 def rss_bytes(pid: int) -> int:
-    """A process's resident memory, from /proc."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
+    """A process's resident memory."""
+    return int(psutil.Process(pid).memory_info().rss)
 
 
 def _seat_randomly(

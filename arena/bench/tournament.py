@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil  # type: ignore[import-untyped]
+
 from arena.bench.referee import cpu_seconds
 
 GAME = "hollywood-gin"
@@ -68,15 +70,7 @@ class TournamentBench:
 
 def _servers(name: str) -> list[int]:
     """Process ids whose command name is ``name`` (every Postgres or Redis server here)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "comm").read_text().strip() == name:
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
+    return [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == name]
 
 
 def _cpu(pids: list[int]) -> float:
@@ -84,38 +78,28 @@ def _cpu(pids: list[int]) -> float:
 
 
 def descendants(pid: int) -> set[int]:
-    """Living descendants of ``pid``, from /proc."""
-    parent: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, p in parent.items() if p in frontier} - found
-        found |= frontier
-    return found
+    """Living descendants of ``pid``."""
+    try:
+        return {p.pid for p in psutil.Process(pid).children(recursive=True)}
+    except psutil.NoSuchProcess:
+        return set()
+
+
+def _runs(pid: int, *words: str) -> bool:
+    """True if ``words`` appear in a row among the arguments of process ``pid``."""
+    try:
+        line = tuple(psutil.Process(pid).cmdline())
+    except psutil.Error:
+        return False
+    return any(line[i : i + len(words)] == words for i in range(len(line)))
 
 
 def _is_bot(pid: int) -> bool:
-    try:
-        return b"bot\0run" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
+    return _runs(pid, "bot", "run")
 
 
 def _referee_of(pid: int) -> int | None:
-    for child in descendants(pid):
-        try:
-            if b"referee\0--port" in Path(f"/proc/{child}/cmdline").read_bytes():
-                return child
-        except OSError:
-            continue
-    return None
+    return next((child for child in descendants(pid) if _runs(child, "referee", "--port")), None)
 
 
 def bench_tournament(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import random
 
 from bots.sdk import Bot, Request, run
+from worker import settings
 
 
 class RandomBot(Bot):
@@ -14,8 +14,8 @@ class RandomBot(Bot):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        if seed is None and os.environ.get("ARENA_BOT_SEED"):
-            seed = int(os.environ["ARENA_BOT_SEED"])
+        if seed is None:
+            seed = settings.load().bot_seed
         self.rng = random.Random(seed)
 
     def decide(self, request: Request) -> int:

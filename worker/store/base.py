@@ -4,18 +4,17 @@ transaction whose statements travel in one pipeline (``docs/storage.md``)."""
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from typing import Self, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from worker import db, ratings
+from worker import db, ratings, settings
 
 T = TypeVar("T")
 
-ELO_K_ENV = "ARENA_ELO_K"
+ELO_K_ENV = settings.ELO_K
 
 
 class StoreError(Exception):
@@ -90,7 +89,7 @@ class StoreBase:
             pool.close()
             raise
         if elo_k is None:
-            elo_k = float(os.environ.get(ELO_K_ENV) or ratings.DEFAULT_K)
+            elo_k = settings.load().elo_k
         return cls(pool, url, elo_k=elo_k)
 
     def close(self) -> None:

@@ -1,0 +1,196 @@
+"""The platform's settings: every ``ARENA_*`` environment variable the code reads, with
+its default, read by :func:`load` when called (so a test or a command that sets one
+before the call is heard), and checked there once.
+
+This module imports only the standard library and ``platformdirs``: the bot SDK reads
+its referee address and token through it without the worker's dependencies.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+HOME = "ARENA_HOME"
+DATABASE_URL = "ARENA_DATABASE_URL"
+TEST_DATABASE_URL = "ARENA_TEST_DATABASE_URL"
+REDIS_URL = "ARENA_REDIS_URL"
+REDIS_PREFIX = "ARENA_REDIS_PREFIX"
+REFEREE_SECRET = "ARENA_REFEREE_SECRET"
+LEASE_S = "ARENA_LEASE_S"
+SWEEP_S = "ARENA_SWEEP_S"
+LADDER_TICK_S = "ARENA_LADDER_TICK_S"
+ELO_K = "ARENA_ELO_K"
+REFEREE = "ARENA_REFEREE"
+TOKEN = "ARENA_TOKEN"
+SESSION_KEY = "ARENA_SESSION_KEY"
+BOT_SEED = "ARENA_BOT_SEED"
+
+#: The name of the data folder under the user's data directory.
+APP_NAME = "rummy-arena"
+#: The defaults of the numeric settings (seconds, and the Elo K factor).
+DEFAULT_LEASE_S = 30.0
+DEFAULT_SWEEP_S = 10.0
+DEFAULT_LADDER_TICK_S = 5.0
+DEFAULT_ELO_K = 24.0
+
+
+class SettingsError(ValueError):
+    """An ``ARENA_*`` variable holds a value the platform cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """One environment variable as the docs list it: its name, default and meaning."""
+
+    name: str
+    default: str
+    meaning: str
+
+
+#: Every variable :func:`load` reads, in the order ``docs/operations.md`` lists them.
+VARIABLES: tuple[Variable, ...] = (
+    Variable(
+        DATABASE_URL,
+        "embedded Postgres under `ARENA_HOME`",
+        "the Postgres server (`postgresql://user:pw@host/db`)",
+    ),
+    Variable(
+        REDIS_URL,
+        "private Redis on a Unix socket under `ARENA_HOME/redis/`",
+        "the broker (`redis://host:6379/0`)",
+    ),
+    Variable(
+        REDIS_PREFIX,
+        "empty",
+        "prefix of every Redis key and channel: several platforms (or test runs) on one server",
+    ),
+    Variable(
+        HOME,
+        "the user data folder (`~/.local/share/rummy-arena` on Linux)",
+        "data folder: embedded servers, the referee's secret, logs of local workers "
+        "(`logs/`), the beat schedule",
+    ),
+    Variable(
+        REFEREE_SECRET,
+        "the file `referee.secret` under `ARENA_HOME` (made on first need)",
+        "the platform's credential for the referee's match service (`protocol.md`)",
+    ),
+    Variable(
+        LEASE_S,
+        f"{DEFAULT_LEASE_S:g}",
+        "how long a worker's claim on a match holds without renewal (renewed every third of it)",
+    ),
+    Variable(
+        SWEEP_S,
+        f"{DEFAULT_SWEEP_S:g}",
+        "how often `arena scheduler` re-queues expired leases",
+    ),
+    Variable(
+        LADDER_TICK_S,
+        f"{DEFAULT_LADDER_TICK_S:g}",
+        "how often `arena scheduler` ticks the ladders",
+    ),
+    Variable(ELO_K, f"{DEFAULT_ELO_K:g}", "Elo K (`storage.md`)"),
+    Variable(
+        REFEREE,
+        "none (`arena match`: 127.0.0.1:50051)",
+        "a bot's referee, `HOST:PORT` (`bots.md`)",
+    ),
+    Variable(TOKEN, "none", "a bot's seat token, for one match"),
+    Variable(SESSION_KEY, "none", "a bot's session key: it plays every match it is seated in"),
+    Variable(BOT_SEED, "none (unseeded)", "the seed of `bots/examples/random_bot.py`"),
+    Variable(
+        TEST_DATABASE_URL,
+        "the server on 127.0.0.1:5432 when it answers, else an embedded one",
+        "tests only: a server where the tests may create and drop databases",
+    ),
+)
+
+
+def markdown_table() -> str:
+    """:data:`VARIABLES` as the Markdown table of ``docs/operations.md``."""
+    rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
+    rows += [f"| `{v.name}` | {v.default} | {v.meaning} |" for v in VARIABLES]
+    return "\n".join(rows) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The values of :data:`VARIABLES`, made by :func:`load`; ``None`` where a variable is
+    unset and the caller decides (as its meaning says)."""
+
+    home: Path
+    database_url: str | None
+    test_database_url: str | None
+    redis_url: str | None
+    redis_prefix: str
+    referee_secret: str | None
+    lease_s: float
+    sweep_s: float
+    ladder_tick_s: float
+    elo_k: float
+    referee: str | None
+    token: str | None
+    session_key: str | None
+    bot_seed: int | None
+
+
+def default_home() -> Path:
+    """The data folder when ``ARENA_HOME`` is unset: the user's data directory."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings from ``environ`` (default: the process's environment, now); raises
+    :class:`SettingsError` naming the first variable whose value is not usable. An empty
+    variable counts as unset."""
+    env = os.environ if environ is None else environ
+
+    def text(name: str) -> str | None:
+        return env.get(name) or None
+
+    secret = (env.get(REFEREE_SECRET) or "").strip()
+    return Settings(
+        home=Path(text(HOME) or default_home()).expanduser(),
+        database_url=text(DATABASE_URL),
+        test_database_url=text(TEST_DATABASE_URL),
+        redis_url=text(REDIS_URL),
+        redis_prefix=env.get(REDIS_PREFIX, ""),
+        referee_secret=secret or None,
+        lease_s=_positive(env, LEASE_S, DEFAULT_LEASE_S),
+        sweep_s=_positive(env, SWEEP_S, DEFAULT_SWEEP_S),
+        ladder_tick_s=_positive(env, LADDER_TICK_S, DEFAULT_LADDER_TICK_S),
+        elo_k=_positive(env, ELO_K, DEFAULT_ELO_K),
+        referee=text(REFEREE),
+        token=text(TOKEN),
+        session_key=text(SESSION_KEY),
+        bot_seed=_integer(env, BOT_SEED),
+    )
+
+
+def _positive(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise SettingsError(f"{name}={raw!r}: it takes a positive number (default {default:g})")
+    return value
+
+
+def _integer(env: Mapping[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r}: it takes a whole number") from None
