@@ -1,0 +1,424 @@
+"""The Starlette application of the web viewer: pages rendered on the server with Jinja2,
+a JSON endpoint per match that the replay page's script draws, and the live view of a
+running match (server-sent events from its referee). Store calls are synchronous, so the
+page handlers are plain functions that Starlette runs in its thread pool."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.web import replay
+from referee.games import game_names, get_game
+
+if TYPE_CHECKING:
+    from worker.store import Match, Store
+
+HERE = Path(__file__).parent
+#: HTTP status of each reason a match cannot be shown.
+STATUS = {"missing": 404, "held": 403, "unfinished": 409, "corrupt": 422}
+#: Matches a listing shows.
+LIST_LIMIT = 200
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["games"] = game_names()
+    env.globals["title_of"] = lambda g: get_game(g).title if g in game_names() else g
+    env.filters["num"] = lambda x, d=0: "–" if x is None else f"{x:.{d}f}"
+    env.filters["when"] = lambda t: "–" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")
+    return env
+
+
+class Viewer:
+    """The pages, over one store (and Redis for the live view, when given)."""
+
+    def __init__(self, store: Store, redis_url: str | None = None) -> None:
+        self.store = store
+        self.redis_url = redis_url
+        self.env = _env()
+
+    def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        """Template ``name`` rendered with ``context``."""
+        return HTMLResponse(self.env.get_template(name).render(**context), status_code=status)
+
+    # -- pages -----------------------------------------------------------------------------
+
+    def index(self, request: Request) -> Response:
+        tournaments = self.store.list_tournaments(limit=10)
+        return self.page(
+            "index.html",
+            tournaments=[(t, self.store.tournament_progress(t.id)) for t in tournaments],
+            matches=self._match_rows(self.store.list_matches(limit=15)),
+        )
+
+    def leaderboard(self, request: Request) -> Response:
+        from arena.commands.ladder import ladder_rows
+        from worker import skill
+
+        game = request.path_params.get("game") or game_names()[0]
+        if game not in game_names():
+            raise replay.Unavailable("missing", f"there is no game {game!r}")
+        elo = self.store.ratings(game)
+        ladder, pool = ladder_rows(self.store, game)
+        rows = []
+        if ladder is not None:
+            for r in pool:
+                row: dict[str, Any] = {
+                    "label": r.label,
+                    "elo": r.elo,
+                    "games": r.games,
+                    "last": r.last_played_at,
+                    "rating": None,
+                }
+                if r.mu is not None and r.sigma is not None:
+                    value, low, high = skill.display(r.mu, r.sigma)
+                    row.update(
+                        rating=value, low=low, high=high, provisional=skill.provisional(r.sigma)
+                    )
+                rows.append(row)
+        else:
+            rows = [{"label": r.label, "elo": r.rating, "games": r.games} for r in elo]
+        return self.page("leaderboard.html", game=game, ladder=ladder, rows=rows)
+
+    def tournaments(self, request: Request) -> Response:
+        items = self.store.list_tournaments(limit=200)
+        return self.page(
+            "tournaments.html",
+            tournaments=[(t, self.store.tournament_progress(t.id)) for t in items],
+        )
+
+    def tournament(self, request: Request) -> Response:
+        from arena.commands.tournament import standings_of
+        from worker.store import StoreError
+
+        tid = request.path_params["id"]
+        try:
+            t = self.store.tournament(tid)
+        except StoreError:
+            raise replay.Unavailable("missing", f"there is no tournament {tid}") from None
+        table = standings_of(self.store, tid)
+        order = [line.version for line in table.lines]
+        cross = []
+        for line in table.lines:
+            cells = []
+            for other in order:
+                games = table.games.get(line.version, {}).get(other, 0)
+                points = table.cross.get(line.version, {}).get(other, 0.0)
+                if other == line.version or not games:
+                    cells.append({"text": "·" if other == line.version else "–", "style": ""})
+                    continue
+                share = points / games
+                hue = round(120 * share)  # red (lost all) to green (won all)
+                cells.append(
+                    {
+                        "text": f"{points:g}/{games}",
+                        "style": f"background:hsl({hue},70%,80%)",
+                        "title": f"{share:.0%} of the points",
+                    }
+                )
+            cross.append(cells)
+        return self.page(
+            "tournament.html",
+            t=t,
+            progress=self.store.tournament_progress(tid),
+            table=table,
+            cross=cross,
+            matches=self._match_rows(self.store.list_matches(tournament_id=tid, limit=50)),
+        )
+
+    def bots(self, request: Request) -> Response:
+        return self.page("bots.html", bots=self.store.list_bots())
+
+    def bot(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        bot = self.store.bot_by_name(name)
+        if bot is None:
+            raise replay.Unavailable("missing", f"there is no bot named {name!r}")
+        versions = self.store.bot_versions(bot.id)
+        charts = []
+        for v in versions:
+            history = self.store.rating_history(v.version.game, v.version.id)
+            charts.append((v, _chart(history)))
+        latest = versions[-1].version if versions else None
+        recent = self.store.recent_matches(latest.id, limit=200) if latest else []
+        health = Counter(m.status for m in recent if m.status is not None)
+        return self.page(
+            "bot.html",
+            bot=bot,
+            versions=versions,
+            charts=charts,
+            latest=latest,
+            recent=recent[:20],
+            health=sorted(health.items()),
+            played=sum(health.values()),
+        )
+
+    def matches(self, request: Request) -> Response:
+        q = request.query_params
+        game = q.get("game") or None
+        tournament = _int(q.get("tournament"))
+        bot = (q.get("bot") or "").strip()
+        found: list[Match] = []
+        if bot:
+            name, _, wanted = bot.partition("@v")
+            b = self.store.bot_by_name(name)
+            versions = [] if b is None else self.store.bot_versions(b.id)
+            for v in versions:
+                if wanted and str(v.version.version) != wanted:
+                    continue
+                found += self.store.list_matches(
+                    game=game,
+                    tournament_id=tournament,
+                    bot_version_id=v.version.id,
+                    limit=LIST_LIMIT,
+                )
+            found = sorted({m.id: m for m in found}.values(), key=lambda m: -m.id)[:LIST_LIMIT]
+        else:
+            found = self.store.list_matches(game=game, tournament_id=tournament, limit=LIST_LIMIT)
+        return self.page(
+            "matches.html",
+            rows=self._match_rows(found),
+            game=game or "",
+            bot=bot,
+            tournament=tournament,
+        )
+
+    def match(self, request: Request) -> Response:
+        match_id = request.path_params["id"]
+        m = self.store.match(match_id)
+        if m is not None and m.state in ("queued", "running"):
+            return RedirectResponse(f"/matches/{match_id}/live", status_code=303)
+        stored = replay.load(self.store, match_id)
+        seat = _int(request.query_params.get("seat"))
+        if seat is not None and not 0 <= seat < len(stored.record.seats):
+            raise replay.Unavailable("missing", f"match {match_id} has no seat {seat}")
+        step = _int(request.query_params.get("step")) or 0
+        step = max(0, min(step, len(stored.record.actions)))
+        return self.page(
+            "replay.html",
+            m=stored.match,
+            info=replay.summary(stored, seat=seat),
+            seat=seat,
+            step=step,
+        )
+
+    def live(self, request: Request) -> Response:
+        match_id = request.path_params["id"]
+        m = self.store.match(match_id)
+        if m is None:
+            raise replay.Unavailable("missing", f"there is no match {match_id}")
+        if m.state == "done":
+            return RedirectResponse(f"/matches/{match_id}", status_code=303)
+        labels = self.store.labels(m.seats)
+        return self.page("live.html", m=m, labels=[labels.get(v, str(v)) for v in m.seats])
+
+    # -- JSON ------------------------------------------------------------------------------
+
+    def api_match(self, request: Request) -> Response:
+        stored = replay.load(self.store, request.path_params["id"])
+        seat = _int(request.query_params.get("seat"))
+        return _json(replay.summary(stored, seat=seat))
+
+    def api_step(self, request: Request) -> Response:
+        stored = replay.load(self.store, request.path_params["id"])
+        seat = _int(request.query_params.get("seat"))
+        return _json(replay.frame(stored, request.path_params["step"], seat))
+
+    def api_export(self, request: Request) -> Response:
+        return _json(replay.export(replay.load(self.store, request.path_params["id"])))
+
+    async def live_events(self, request: Request) -> Response:
+        """Server-sent events of a running match: its public events as its referee
+        publishes them (WatchMatch), then ``end``."""
+        match_id = request.path_params["id"]
+        return StreamingResponse(
+            self._live_stream(match_id),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def _live_stream(self, match_id: int) -> AsyncIterator[str]:
+        import asyncio
+
+        from starlette.concurrency import run_in_threadpool
+
+        # a queued match has no referee yet: wait for its worker to say where it plays
+        while True:
+            where = await run_in_threadpool(self._live_where, match_id)
+            if where is not None:
+                break
+            m = await run_in_threadpool(self.store.match, match_id)
+            if m is None or m.state not in ("queued", "running") or self.redis_url is None:
+                yield _sse("end", {"state": "missing" if m is None else m.state})
+                return
+            yield ": waiting\n\n"
+            await asyncio.sleep(0.5)
+        import grpc
+
+        from referee.auth import call_metadata, platform_secret
+        from rummyarena.v1 import match_pb2, match_pb2_grpc
+
+        metadata = call_metadata(platform_secret())
+        async with grpc.aio.insecure_channel(where["referee"]) as channel:
+            stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
+            call = stub.WatchMatch(
+                match_pb2.WatchMatchRequest(match_id=where["match"]), metadata=metadata
+            )
+            try:
+                async for update in call:
+                    if update.HasField("event"):
+                        e = update.event
+                        yield _sse(
+                            "event",
+                            {"seat": e.seat if e.HasField("seat") else None, "text": e.text},
+                        )
+                    elif update.HasField("result"):
+                        break
+            except grpc.RpcError as exc:
+                yield _sse("error", {"message": f"the referee stopped answering: {exc.code()}"})
+        # the record is stored a moment after the referee's result
+        for _ in range(50):
+            m = await run_in_threadpool(self.store.match, match_id)
+            if m is None or m.state not in ("queued", "running"):
+                break
+            await asyncio.sleep(0.1)
+        yield _sse("end", {"state": "missing" if m is None else m.state})
+
+    def _live_where(self, match_id: int) -> dict[str, str] | None:
+        if self.redis_url is None:
+            return None
+        import redis
+
+        from worker.notices import live_key
+
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            raw = client.get(live_key(match_id))
+        except redis.RedisError:
+            return None
+        finally:
+            client.close()
+        if raw is None:
+            return None
+        data: dict[str, str] = json.loads(raw)
+        return data
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _match_rows(self, matches: list[Match]) -> list[dict[str, Any]]:
+        labels = self.store.labels(sorted({v for m in matches for v in m.seats}))
+        return [{"m": m, "bots": [labels.get(v, str(v)) for v in m.seats]} for m in matches]
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return None if text is None or text in ("", "all") else int(text)
+    except ValueError:
+        return None
+
+
+def _json(data: Any) -> JSONResponse:
+    return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
+
+def _sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+
+
+def _chart(history: list[tuple[int, int, float, float]]) -> dict[str, Any]:
+    """An Elo history (``rating_history`` rows) as an SVG polyline in a 600×160 box, from
+    the first rating before to the last after, with its range."""
+    if not history:
+        return {"points": "", "low": None, "high": None, "n": 0}
+    series = [history[0][2], *(after for _, _, _, after in history)]
+    low, high = min(series), max(series)
+    span = max(high - low, 1.0)
+    step = 600 / max(len(series) - 1, 1)
+    pts = [(i * step, 150 - (v - low) / span * 140) for i, v in enumerate(series)]
+    return {
+        "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in pts),
+        "low": math.floor(low),
+        "high": math.ceil(high),
+        "n": len(history),
+    }
+
+
+def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
+    """The viewer's application over ``store``; ``redis_url`` finds running matches for the
+    live view."""
+    from worker import db
+    from worker.store import StoreError
+
+    viewer = Viewer(store, redis_url)
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, replay.Unavailable)
+        status = STATUS.get(exc.kind, 404)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": exc.kind, "message": str(exc)}, status_code=status)
+        return viewer.page("error.html", status, kind=exc.kind, message=str(exc))
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 404
+        message = "there is no such page" if status == 404 else str(exc)
+        return viewer.page("error.html", status, kind="missing", message=message)
+
+    async def failure(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, db.StoreUnavailable):
+            message = "the database does not answer; try again in a moment"
+            return viewer.page("error.html", 503, kind="unavailable", message=message)
+        if isinstance(exc, StoreError):
+            return viewer.page("error.html", 404, kind="missing", message=str(exc))
+        return viewer.page(
+            "error.html", 500, kind="error", message=f"the page failed: {type(exc).__name__}"
+        )
+
+    routes = [
+        Route("/", viewer.index),
+        Route("/leaderboard", viewer.leaderboard),
+        Route("/leaderboard/{game}", viewer.leaderboard),
+        Route("/tournaments", viewer.tournaments),
+        Route("/tournaments/{id:int}", viewer.tournament),
+        Route("/bots", viewer.bots),
+        Route("/bots/{name}", viewer.bot),
+        Route("/matches", viewer.matches),
+        Route("/matches/{id:int}", viewer.match),
+        Route("/matches/{id:int}/live", viewer.live),
+        Route("/matches/{id:int}/live/events", viewer.live_events),
+        Route("/api/matches/{id:int}", viewer.api_match),
+        Route("/api/matches/{id:int}/steps/{step:int}", viewer.api_step),
+        Route("/api/matches/{id:int}/export", viewer.api_export),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    return Starlette(
+        routes=routes,
+        exception_handlers={
+            replay.Unavailable: unavailable,
+            HTTPException: not_found,
+            Exception: failure,
+        },
+    )

@@ -1,0 +1,34 @@
+// The live view of a running match: its public events, from server-sent events.
+"use strict";
+
+(function () {
+  const root = document.getElementById("live");
+  if (!root) return;
+  const id = root.dataset.match;
+  const list = document.getElementById("live-events");
+  const state = document.getElementById("live-state");
+  const source = new EventSource(`/matches/${id}/live/events`);
+  let count = 0;
+  source.addEventListener("event", (m) => {
+    const e = JSON.parse(m.data);
+    const li = document.createElement("li");
+    li.innerHTML = `${e.seat === null ? "referee" : "seat " + e.seat}: ${textWithCards(e.text)}`;
+    list.appendChild(li);
+    count += 1;
+    root.dataset.events = String(count);
+    state.textContent = `Live: ${count} public events so far.`;
+  });
+  source.addEventListener("error", (m) => {
+    if (m.data) state.textContent = JSON.parse(m.data).message;
+  });
+  source.addEventListener("end", (m) => {
+    source.close();
+    const e = JSON.parse(m.data);
+    root.dataset.ended = e.state;
+    if (e.state === "done") {
+      state.innerHTML = `The match has ended: <a id="replay-link" href="/matches/${id}">open its replay</a> (seed and hands).`;
+    } else {
+      state.textContent = `The match is ${e.state}; no live events to show.`;
+    }
+  });
+})();

@@ -1,0 +1,374 @@
+"""The web viewer and the terminal replay (docs/viewer.md): every page on a real database,
+replay frames checked against the engine re-run here, seat views checked against the
+other seats' hands (decision 13 and C9), the duplicate-deal hold-back, and missing and
+corrupt matches."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.bench.web import add_bots, store_played_match
+from arena.cli import main
+from arena.web.app import create_app
+from arena.web.replay import frame, load, to_json
+from referee.cards import Card
+from referee.engine import GameState
+from referee.games import game_names, get_game
+from referee.wire import decode_record
+from tests.knowledge import NEW_HAND, Knowledge
+from worker.store import ScheduledMatch, Store
+
+pytest_plugins = ["tests.store_fixtures"]
+
+CARD = re.compile(r"(?<![A-Za-z0-9=])(?:JK=)?([A2-9TJQK][CDHS])(?![A-Za-z0-9])")
+#: Seats, options and seed of each game's match (a few hundred actions at most).
+SEATS = {"hollywood-gin": 2, "gin-three": 3, "rummy-500": 4, "flip-flop": 4}
+OPTIONS: dict[str, dict[str, Any]] = {
+    "hollywood-gin": {"max_hands": 2},
+    "gin-three": {"max_hands": 2},
+    "rummy-500": {"max_hands": 2},
+    "flip-flop": {"max_rounds": 3},
+}
+SEEDS = {"hollywood-gin": 11, "gin-three": 11, "rummy-500": 11, "flip-flop": 15}
+
+
+@dataclass
+class World:
+    """Stored matches of every game, a tournament and its bots."""
+
+    store: Store
+    matches: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, list[int]] = field(default_factory=dict)
+    tournament: int = 0
+
+
+def build(store: Store) -> World:
+    world = World(store)
+    for game in game_names():
+        versions = add_bots(store, game, SEATS[game], prefix=f"{game}-bot")
+        world.versions[game] = versions
+        world.matches[game] = store_played_match(
+            store, game, versions, seed=SEEDS[game], options=OPTIONS[game]
+        )
+    hg = world.versions["hollywood-gin"]
+    world.tournament = store.create_tournament("web cup", "hollywood-gin", hg)
+    for i in range(3):
+        seats = hg if i % 2 == 0 else hg[::-1]
+        store_played_match(
+            store,
+            "hollywood-gin",
+            seats,
+            seed=20 + i,
+            tournament_id=world.tournament,
+            options={"max_hands": 2},
+        )
+    return world
+
+
+@pytest.fixture
+def world(store: Store) -> World:
+    return build(store)
+
+
+@pytest.fixture
+def client(world: World) -> Iterator[TestClient]:
+    with TestClient(create_app(world.store)) as c:
+        yield c
+
+
+def engine_at(world: World, match_id: int, step: int) -> GameState:
+    """The match re-run here from its record's game, options, seed and action texts."""
+    record = decode_record(world.store.record(match_id))
+    state = get_game(record.game).new_match(
+        record.seed, seats=len(record.seats), options=dict(record.options)
+    )
+    for entry in record.actions[:step]:
+        assert state.to_act() == entry.seat
+        state.apply_checked(entry.text)
+    return state
+
+
+def hand_of(view: Any) -> list[str]:
+    """The cards in the hand of the seat whose view this is (none for a sitter)."""
+    hand = view.hand
+    if hand is None:
+        return []
+    cards = hand if isinstance(hand, tuple) else hand.hand
+    return [str(c) for c in cards]
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+def test_every_page_answers_with_its_content(world: World, client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "web cup" in page.text
+    for game in game_names():
+        page = client.get(f"/leaderboard/{game}")
+        assert page.status_code == 200, game
+        bot = f"{game}-bot-0@v1"
+        assert bot in page.text and 'id="leaderboard"' in page.text
+    page = client.get("/tournaments")
+    assert page.status_code == 200 and "web cup" in page.text
+    page = client.get(f"/tournaments/{world.tournament}")
+    assert page.status_code == 200
+    assert "3 done" in page.text and "batch (95%)" in page.text
+    assert "background:hsl(" in page.text  # the cross-table's heat map
+    page = client.get("/bots")
+    assert page.status_code == 200 and "rummy-500-bot-3" in page.text
+    page = client.get("/bots/hollywood-gin-bot-0")
+    assert page.status_code == 200
+    assert "<polyline" in page.text and "Elo updates" in page.text
+    assert "Health of hollywood-gin-bot-0@v1" in page.text and "ok 4" in page.text
+    page = client.get("/matches")
+    assert page.status_code == 200
+    assert all(f'href="/matches/{m}"' in page.text for m in world.matches.values())
+    page = client.get("/matches", params={"game": "flip-flop"})
+    ids = set(re.findall(r'href="/matches/(\d+)"', page.text))
+    assert ids == {str(world.matches["flip-flop"])}
+    page = client.get("/matches", params={"bot": "gin-three-bot-1"})
+    assert set(re.findall(r'href="/matches/(\d+)"', page.text)) == {str(world.matches["gin-three"])}
+    page = client.get("/matches", params={"tournament": world.tournament})
+    assert len(set(re.findall(r'href="/matches/(\d+)"', page.text))) == 3
+    for game, match_id in world.matches.items():
+        page = client.get(f"/matches/{match_id}")
+        assert page.status_code == 200, game
+        assert 'id="replay"' in page.text and "/static/replay.js" in page.text
+        assert f"{game}-bot-0@v1" in page.text
+    assert client.get("/static/replay.js").status_code == 200
+    assert client.get("/static/arena.css").status_code == 200
+
+
+def test_leaderboard_shows_a_ladder_rating_with_its_interval(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    ladder = store.start_ladder("hollywood-gin", "hollywood-gin", {"table_size": 2})
+    for v in world.versions["hollywood-gin"]:
+        store.join_ladder(ladder.id, v)
+    page = client.get("/leaderboard/hollywood-gin")
+    assert page.status_code == 200
+    assert "Ladder <strong>hollywood-gin</strong>" in page.text and "95%" in page.text
+
+
+# -- replay frames against the engine ------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_replay_frames_match_the_engine(world: World, client: TestClient, game: str) -> None:
+    match_id = world.matches[game]
+    summary = client.get(f"/api/matches/{match_id}").json()
+    steps = summary["steps"]
+    assert steps > 5 and len(summary["moves"]) == steps
+    record = decode_record(world.store.record(match_id))
+    for step in sorted({0, 1, 2, steps // 3, steps // 2, steps - 1, steps}):
+        data = client.get(f"/api/matches/{match_id}/steps/{step}").json()
+        state = engine_at(world, match_id, step)
+        assert data["step"] == step and data["to_act"] == state.to_act()
+        for s, seat in enumerate(data["table"]["seats"]):
+            view = state.view(s)
+            if seat["hand"] is not None:
+                assert seat["hand"] == hand_of(view), (game, step, s)
+            elif state.to_act() is not None and game != "gin-three":
+                pytest.fail(f"{game} step {step}: the all-seeing view lacks seat {s}'s hand")
+        if step < steps:
+            entry = record.actions[step]
+            decision = data["decision"]
+            assert decision["seat"] == entry.seat and decision["action"] == entry.text
+            assert decision["legal"] == [str(a) for a in state.legal_actions()]
+            assert decision["legal"][decision["chosen"]] == entry.text
+            assert decision["think_ms"] == round(entry.think_us / 1000, 3)
+        else:
+            assert data["decision"] is None and state.to_act() is None
+        for s in range(SEATS[game]):
+            seat_data = client.get(f"/api/matches/{match_id}/steps/{step}?seat={s}").json()
+            assert seat_data["view"] == to_json(state.view(s))
+            if step < steps and record.actions[step].seat != s:
+                assert "legal" not in seat_data["decision"]
+
+
+def test_hollywood_score_sheet_has_three_columns(world: World, client: TestClient) -> None:
+    match_id = world.matches["hollywood-gin"]
+    steps = client.get(f"/api/matches/{match_id}").json()["steps"]
+    table = client.get(f"/api/matches/{match_id}/steps/{steps}").json()["table"]
+    assert table["scores"]["head"][1:4] == ["column 1", "column 2", "column 3"]
+    state = engine_at(world, match_id, steps)
+    columns = state.view(0).columns
+    assert [int(c.split()[0]) for c in table["scores"]["rows"][0][1:4]] == [
+        col[0] for col in columns
+    ]
+
+
+# -- seat views keep other seats' cards hidden ---------------------------------------------
+
+
+def frame_cards(data: dict[str, Any]) -> set[str]:
+    """Card codes in a seat frame, leaving out the summary of earlier hands (cards that
+    may since have been dealt again) and the events before this step's new deal."""
+    table = dict(data["table"], previous=[])
+    view = {k: v for k, v in data.get("view", {}).items() if k not in ("last_hand", "last_round")}
+    events = data["events"]
+    starts = [i for i, e in enumerate(events) if NEW_HAND.search(e["text"])]
+    if starts:
+        events = events[starts[-1] :]
+    text = json.dumps([table, view, events, data["decision"]])
+    return set(CARD.findall(text))
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_seat_view_holds_no_hidden_card_of_another_seat(world: World, game: str) -> None:
+    match_id = world.matches[game]
+    stored = load(world.store, match_id)
+    record = stored.record
+    n = len(record.seats)
+    state = get_game(game).new_match(record.seed, seats=n, options=dict(record.options))
+    model = Knowledge(range(n))
+    model.follow(state)
+    checked = 0
+    for step in range(len(record.actions) + 1):
+        if step:
+            state.apply_checked(record.actions[step - 1].text)
+            model.follow(state)
+        if step % 3 and step != len(record.actions):
+            continue
+        hands = {s: set(hand_of(state.view(s))) for s in range(n)}
+        for seat in range(n):
+            told = {str(Card(c)) for c in model[seat].seen}
+            hidden = set().union(*(hands[t] for t in range(n) if t != seat)) - told
+            shown = frame_cards(frame(stored, step, seat))
+            assert not shown & hidden, (game, step, seat, sorted(shown & hidden))
+            checked += 1
+    assert checked > 10
+
+
+def test_seat_page_names_no_action_beyond_its_step(world: World, client: TestClient) -> None:
+    match_id = world.matches["rummy-500"]
+    record = decode_record(world.store.record(match_id))
+    page = client.get(f"/matches/{match_id}?seat=1").text
+    assert "Seat 1&#39;s view" in page or "Seat 1's view" in page
+    # the move list names who acted; even seat 1's own later actions would name cards
+    # it had not drawn yet, so no action text is on the page (each step's frame has it)
+    for entry in record.actions[:60]:
+        assert f"seat {entry.seat}: {entry.text}</a>" not in page
+    full = client.get(f"/matches/{match_id}").text
+    assert f"seat {record.actions[0].seat}: {record.actions[0].text}</a>" in full
+
+
+# -- privacy and failures ------------------------------------------------------------------
+
+
+def test_duplicate_deal_is_held_back_until_its_set_finishes(
+    world: World,
+    client: TestClient,
+    store_db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = world.store
+    hg = world.versions["hollywood-gin"]
+    tid = store.create_tournament("dup", "hollywood-gin", hg, duplicate=True)
+    done = store_played_match(
+        store,
+        "hollywood-gin",
+        hg,
+        seed=987654321,
+        tournament_id=tid,
+        duplicate_set=1,
+        rotation=0,
+        options={"max_hands": 1},
+    )
+    store.schedule_matches(
+        tid, "hollywood-gin", {"max_hands": 1}, [ScheduledMatch(tuple(hg[::-1]), 987654321, 1, 1)]
+    )
+    page = client.get(f"/matches/{done}")
+    assert page.status_code == 403
+    assert "held back" in page.text and "duplicate deal" in page.text
+    assert "Traceback" not in page.text and 'id="replay"' not in page.text
+    api = client.get(f"/api/matches/{done}/steps/0")
+    assert api.status_code == 403 and api.json()["error"] == "held"
+    monkeypatch.setenv("ARENA_DATABASE_URL", store_db_url)
+    for argv in (["replay", str(done)], ["export", str(done)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "held back" in err and len(err.strip().splitlines()) == 1
+    other = next(m for m in store.list_matches(tournament_id=tid) if m.id != done)
+    claimed = store.claim_match("t", match_id=other.id)
+    assert claimed is not None
+    page = client.get(f"/matches/{other.id}", follow_redirects=False)
+    assert page.status_code == 303 and page.headers["location"].endswith("/live")
+    live = client.get(f"/matches/{other.id}/live")
+    assert live.status_code == 200 and "Only public information" in live.text
+    assert "987654321" not in live.text
+    events = client.get(f"/matches/{other.id}/live/events").text  # no Redis: it says so
+    assert "event: end" in events
+
+
+def test_missing_and_corrupt_matches_give_clear_pages(world: World, client: TestClient) -> None:
+    page = client.get("/matches/999999")
+    assert page.status_code == 404 and "there is no match 999999" in page.text
+    assert client.get("/api/matches/999999/steps/0").json()["error"] == "missing"
+    assert client.get("/nowhere").status_code == 404
+    assert client.get("/bots/nobody").status_code == 404
+    assert client.get("/tournaments/4242").status_code == 404
+    bad_bytes, bad_actions = world.matches["flip-flop"], world.matches["gin-three"]
+    with world.store.pool.connection() as conn:
+        conn.execute(
+            "UPDATE match_records SET record = 'garbage'::bytea, record_sha256 ="
+            " sha256('garbage'::bytea) WHERE match_id = %s",
+            (bad_bytes,),
+        )
+        conn.execute(
+            "UPDATE match_records SET record = overlay(record placing '\\x00'::bytea from 3)"
+            " WHERE match_id = %s",
+            (bad_actions,),
+        )
+    for match_id in (bad_bytes, bad_actions):
+        page = client.get(f"/matches/{match_id}")
+        assert page.status_code == 422, match_id
+        assert "cannot be read" in page.text and "Traceback" not in page.text
+        assert client.get(f"/api/matches/{match_id}/steps/0").status_code == 422
+    assert client.get("/matches").status_code == 200  # a listing never reads records
+
+
+# -- the terminal --------------------------------------------------------------------------
+
+
+def test_replay_and_export_commands(
+    world: World,
+    store_db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ARENA_DATABASE_URL", store_db_url)
+    match_id = world.matches["hollywood-gin"]
+    record = decode_record(world.store.record(match_id))
+    assert main(["replay", str(match_id)]) == 0
+    out = capsys.readouterr().out
+    assert f"match {match_id}: hollywood-gin" in out
+    assert f"seat 0 {'hollywood-gin-bot-0@v1'}" in out
+    assert (
+        f"{len(record.actions):>4}. seat {record.actions[-1].seat}: {record.actions[-1].text}"
+        in out
+    )
+    assert "the match is over" in out
+    assert main(["replay", str(match_id), "--seat", "1"]) == 0
+    out = capsys.readouterr().out
+    state = engine_at(world, match_id, 0)
+    assert "seat 0 holds " + " ".join(hand_of(state.view(0))) not in out
+    assert main(["export", str(match_id)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "rummy-arena-match/1"
+    assert data["game"] == "hollywood-gin" and data["seed"] == record.seed
+    assert [a["text"] for a in data["actions"]] == [a.text for a in record.actions]
+    assert {"seat", "text", "think_us", "source"} <= set(data["actions"][0])
+    assert data["seats"][0]["bot"] == "hollywood-gin-bot-0@v1"
+    assert data["result"]["scores"] == list(record.result.scores)  # type: ignore[union-attr]
+    assert main(["export", "999999"]) == 2
+    assert "there is no match 999999" in capsys.readouterr().err
