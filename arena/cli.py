@@ -6,30 +6,74 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.metadata
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 # One BLAS thread: the rating fits are small matrices, and on a busy machine a pool of
 # BLAS threads per process makes them ten times slower (docs/performance.md).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import arena.commands  # after the BLAS setting, before numpy is imported
+from arena.commands import EXAMPLES_HEADING, add_command, examples
 from referee.engine import EngineError
+from worker.settings import SettingsError
+
+#: Exit codes (docs/cli.md): done; the thing checked failed; usage or bad input; a server
+#: (Postgres, Redis, a referee) could not be reached.
+OK, CHECK_FAILED, USAGE, UNREACHABLE = 0, 1, 2, 3
 
 
 class CommandError(Exception):
-    """A command failed for a reason the user can act on; printed without a traceback."""
+    """A command failed for a reason the user can act on; printed as one line, without a
+    traceback, and the command exits with :attr:`exit_code`."""
+
+    exit_code = USAGE
+
+
+class ServerUnavailable(CommandError):
+    """A server the command needs (Postgres, Redis, a referee) does not answer."""
+
+    exit_code = UNREACHABLE
+
+
+def version() -> str:
+    """The installed package's version."""
+    try:
+        return importlib.metadata.version("rummy-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+class ArenaParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line, as every other error (docs/cli.md); its
+    subcommands' parsers are of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE`` and where the usage is, and exit 2."""
+        self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser with every command module's subcommands."""
-    parser = argparse.ArgumentParser(
-        prog="arena", description="Rummy Arena: referee, tournaments and replays for rummy bots."
+    parser = ArenaParser(
+        prog="arena",
+        description="Rummy Arena: referee, tournaments and replays for rummy bots.",
+        epilog=f"{EXAMPLES_HEADING}\n  arena demo\n  arena play BOT.py BOT.py --games 10\n"
+        "  arena COMMAND --help\n\nConventions, exit codes and settings: docs/cli.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"arena {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    bench = sub.add_parser("bench", help="benchmarks that print figures")
+    bench = add_command(
+        sub,
+        "bench",
+        help="benchmarks that print figures",
+        examples=examples("arena bench engine --game hollywood-gin", "arena bench TARGET --help"),
+    )
     bench_sub = bench.add_subparsers(dest="target", required=True, metavar="TARGET")
     for info in sorted(pkgutil.iter_modules(arena.commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"arena.commands.{info.name}")
@@ -40,12 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version or a usage error, printed by argparse
+        return exc.code if isinstance(exc.code, int) else USAGE
+    prog = getattr(args, "prog", f"arena {args.command}")  # the subcommand's full name
     try:
         code = args.func(args)
-    except (CommandError, EngineError) as exc:
-        print(f"arena {args.command}: {exc}", file=sys.stderr)
-        return 2
+    except CommandError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except (EngineError, SettingsError) as exc:  # a bad game, option or ARENA_* value
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (`arena … | head`): stop quietly

@@ -116,7 +116,7 @@ def test_bad_submissions_fail_with_one_line(
 ) -> None:
     code, out, err = arena(capsys, "bot", "submit", *argv)
     assert code == 2 and out == ""
-    assert err.startswith("arena bot: ") and message in err
+    assert err.startswith("arena bot submit: ") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
@@ -174,9 +174,9 @@ def test_example_bots_list_and_show(cli_store: Store, capsys: pytest.CaptureFixt
     assert code == 0
     assert "(1 games)" in out and "recent matches:" in out
     rows = [line.split() for line in out.splitlines()[out.splitlines().index("recent matches:") :]]
-    assert rows[1] == ["match", "version", "game", "state", "seat", "rank", "score", "status"]
+    assert rows[1] == ["match", "version", "game", "state", "seat", "place", "score", "status"]
     assert rows[2] == [str(queued.id), "v1", GAME, "queued", "1"]
-    assert rows[3] == [str(match.id), "v1", GAME, "done", "0", "0", "25", "ok"]
+    assert rows[3] == [str(match.id), "v1", GAME, "done", "0", "1st", "25", "ok"]
 
     code, out, _ = arena(capsys, "bot", "show", "random_bot", "--json")
     shown = json.loads(out)

@@ -39,7 +39,7 @@ def test_create_play_get_and_verify(
     get = ["match", "get", created["match_id"], "--referee", referee.address]
     assert main([*get, "--record", str(record)]) == 0
     out = capsys.readouterr().out
-    assert "finished" in out and "rank 0" in out
+    assert "finished" in out and "1st, score" in out and "seat 0 (" not in out
     assert main(["verify", str(record)]) == 0
     assert ": ok:" in capsys.readouterr().out
 
@@ -55,7 +55,7 @@ def test_unknown_match_and_missing_referee_are_clear(
 ) -> None:
     assert main(["match", "get", "nope", "--referee", referee.address]) == 2
     assert "no match 'nope'" in capsys.readouterr().err
-    assert main(["match", "get", "x", "--referee", "127.0.0.1:1"]) == 2
+    assert main(["match", "get", "x", "--referee", "127.0.0.1:1"]) == 3
     assert "no referee answers at 127.0.0.1:1" in capsys.readouterr().err
 
 

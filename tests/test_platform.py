@@ -97,7 +97,7 @@ def test_three_bot_round_robin_end_to_end(platform_env: PlatformEnv) -> None:
     some = env.store.list_matches(tournament_id=tournament_id, limit=1)[0]
     shown = env.arena("match", "show", str(some.id), "--record", str(env.home / "m.record"))
     assert shown.returncode == 0, shown.stderr
-    assert "rank 0" in shown.stdout and "upcard" in shown.stdout
+    assert ": 1st, score" in shown.stdout and "upcard" in shown.stdout
     verified = env.arena("verify", str(env.home / "m.record"))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     # the pool started one process per bot version, not one per match, and keeps them
@@ -381,7 +381,7 @@ def test_match_of_an_unfinished_duplicate_deal_is_held_back(platform_env: Platfo
     assert env.store.finish_match(first.id, "test", finished_match("hollywood-gin", [0, 1], [9, 0]))
     shown = env.arena("match", "show", str(first.id))
     assert shown.returncode == 0, shown.stderr
-    assert "held back" in shown.stdout and "rank 0" in shown.stdout
+    assert "held back" in shown.stdout and ": 1st, score" in shown.stdout
     refused = env.arena("match", "show", str(first.id), "--record", str(env.home / "r"))
     assert refused.returncode == 2 and "held back" in refused.stderr
     assert not (env.home / "r").exists()

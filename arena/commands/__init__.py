@@ -1,9 +1,84 @@
 """Subcommands of ``arena``: each module defines ``register(subparsers, bench_subparsers)``
-and sets ``func`` on its parsers; the function returns the exit code."""
+and sets ``func`` on its parsers; the function returns the exit code. Every parser is made
+with :func:`add_command`, so its ``--help`` ends with example lines (docs/cli.md)."""
 
 from __future__ import annotations
 
+import argparse
+import textwrap
 from typing import Any
+
+#: The heading of the example lines at the end of every ``--help``.
+EXAMPLES_HEADING = "examples:"
+#: Where each game's options (``--option KEY=VALUE``) are listed.
+OPTIONS_DOCS = "docs/rules/GAME.md and docs/games/"
+
+
+def examples(*lines: str) -> str:
+    """The epilog of a ``--help``: one to three example command lines."""
+    assert 1 <= len(lines) <= 3, "a command's help shows one to three examples"
+    return "\n".join([EXAMPLES_HEADING, *(f"  {line}" for line in lines)])
+
+
+def add_command(sub: Any, name: str, *, help: str, examples: str, **kwargs: Any) -> Any:
+    """A subcommand whose ``--help`` describes it and ends with ``examples``; its errors
+    are printed after its full name (``arena match get: …``)."""
+    parser = sub.add_parser(
+        name,
+        help=help,
+        description=textwrap.fill(kwargs.pop("description", help[:1].upper() + help[1:] + ".")),
+        epilog=examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )
+    parser.set_defaults(prog=parser.prog)
+    return parser
+
+
+def game_argument(parser: Any, *, required: bool = True, default: str | None = None) -> None:
+    """``--game``, one of the registered games (listed by ``--help``)."""
+    from referee.games import game_names
+
+    def game(text: str) -> str:
+        if text not in game_names():
+            raise argparse.ArgumentTypeError(
+                f"unknown game {text!r}; games: {', '.join(game_names())}"
+            )
+        return text
+
+    parser.add_argument(
+        "--game",
+        type=game,
+        choices=game_names(),
+        required=required,
+        default=default,
+        metavar="GAME",
+        help="the game: %(choices)s" + (f" (default {default})" if default else ""),
+    )
+
+
+def option_argument(parser: Any) -> None:
+    """``--option KEY=VALUE``, repeatable: a game option."""
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a game option, repeatable; each game's options are listed in {OPTIONS_DOCS}",
+    )
+
+
+def json_argument(parser: Any, what: str = "the result") -> None:
+    """``--json``: print the report as JSON on stdout instead of text."""
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def place(rank: int) -> str:
+    """A finishing place for people, from a rank that counts from 0 (as in JSON and the
+    protocol): "1st", "2nd", "3rd", "4th"."""
+    n = rank + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def bot_actions(sub: Any) -> Any:
@@ -12,7 +87,16 @@ def bot_actions(sub: Any) -> Any:
     the one ``bot`` command."""
     parser = sub.choices.get("bot")
     if parser is None:
-        parser = sub.add_parser("bot", help="bot tools: run, submit, list, show")
+        parser = add_command(
+            sub,
+            "bot",
+            help="bot tools: run, submit, list, show",
+            examples=examples(
+                "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
+                "arena bot submit bots/examples/heuristic_bot.py --game hollywood-gin",
+                "arena bot list",
+            ),
+        )
         actions = parser.add_subparsers(dest="bot_command", required=True, metavar="ACTION")
         parser.set_defaults(bot_actions=actions)
     return parser.get_default("bot_actions")

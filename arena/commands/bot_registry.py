@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
-from arena.commands import bot_actions
+from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
 from arena.commands.db import with_store
 from worker.store import BotVersion, RatedVersion, SeatMatch, Store
 
@@ -35,23 +35,41 @@ RECENT_MATCHES = 10
 def register(sub: Any, bench_sub: Any) -> None:
     """Add ``arena bot submit``, ``list`` and ``show``."""
     actions = bot_actions(sub)
-    submit = actions.add_parser("submit", help="store a bot file or folder as a new version")
+    submit = add_command(
+        actions,
+        "submit",
+        help="store a bot file or folder as a new version",
+        examples=examples(
+            "arena bot submit bots/examples/heuristic_bot.py --game hollywood-gin",
+            "arena bot submit my_bot/ --game rummy-500 --name mine --json",
+        ),
+    )
     submit.add_argument(
         "path", type=Path, help=f"a Python bot file, or a folder with an {MANIFEST_FILE}"
     )
     submit.add_argument("--name", help="the bot's name (default: the file or folder stem)")
-    submit.add_argument("--game", required=True, help="the game the bot plays")
+    game_argument(submit)
     submit.add_argument("--owner", default=None, help="who submits it (default: the OS user name)")
-    submit.add_argument("--json", action="store_true", help="print JSON")
+    json_argument(submit, "the stored version")
     submit.set_defaults(func=cmd_submit)
 
-    listing = actions.add_parser("list", help="every bot: versions, latest, game, Elo")
-    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing = add_command(
+        actions,
+        "list",
+        help="every bot: versions, latest, game, Elo",
+        examples=examples("arena bot list", "arena bot list --json"),
+    )
+    json_argument(listing, "the bots")
     listing.set_defaults(func=cmd_list)
 
-    show = actions.add_parser("show", help="a bot's versions, ratings and recent matches")
+    show = add_command(
+        actions,
+        "show",
+        help="a bot's versions, ratings and recent matches",
+        examples=examples("arena bot show heuristic_bot", "arena bot show heuristic_bot --json"),
+    )
     show.add_argument("name")
-    show.add_argument("--json", action="store_true", help="print JSON")
+    json_argument(show, "the bot")
     show.set_defaults(func=cmd_show)
 
 
@@ -160,10 +178,6 @@ def _version_dict(version: BotVersion) -> dict[str, Any]:
 
 def cmd_submit(args: argparse.Namespace) -> int:
     """Store a bot version; says whether the content was new."""
-    from referee.games import game_names
-
-    if args.game not in game_names():
-        raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
     path: Path = args.path
     bot = package(path)
     name = args.name or (path.stem if path.is_file() else path.resolve().name)
@@ -292,7 +306,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             return 0
         print("recent matches:")
         _print_table(
-            [("match", "version", "game", "state", "seat", "rank", "score", "status")]
+            [("match", "version", "game", "state", "seat", "place", "score", "status")]
             + [
                 (
                     str(m.match_id),
@@ -300,7 +314,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     m.game,
                     m.state,
                     str(m.seat),
-                    "" if m.rank is None else str(m.rank),
+                    "" if m.rank is None else place(m.rank),
                     "" if m.score is None else str(m.score),
                     m.status or "",
                 )

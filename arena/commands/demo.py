@@ -112,4 +112,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"  arena tournament standings {played[0]}        # a tournament's standings")
     print("  arena leaderboard --game hollywood-gin     # every rated bot of a game")
     print("  arena match show ID                        # one match: bots, results, events")
+    print("  arena replay ID                            # one match move by move, cards in colour")
+    print("Or in a browser: run `arena web`, then open")
+    print(f"  http://127.0.0.1:8000/tournaments/{played[0]}  (standings, cross-table, replays)")
     return 0

@@ -14,7 +14,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands.engine import parse_options
+from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands.engine import game_options
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -27,10 +28,18 @@ POLL_S = 0.5
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    d = sub.add_parser("duel", help="is A stronger than B? play until an SPRT decides")
+    d = add_command(
+        sub,
+        "duel",
+        help="is A stronger than B? play until an SPRT decides",
+        examples=examples(
+            "arena duel heur rnd --game hollywood-gin --elo0 0 --elo1 50",
+            "arena duel mine@v2 mine@v1 --game hollywood-gin --duplicate --json",
+        ),
+    )
     d.add_argument("a", metavar="A", help="bot name (its latest version) or NAME@vN")
     d.add_argument("b", metavar="B", help="bot name (its latest version) or NAME@vN")
-    d.add_argument("--game", required=True, help="a game two bots can play")
+    game_argument(d)
     d.add_argument("--elo0", type=float, default=0.0, help="H0: A is at most this much stronger")
     d.add_argument("--elo1", type=float, default=20.0, help="H1: A is at least this much stronger")
     d.add_argument("--alpha", type=float, default=0.05, help="false 'stronger' rate (0.05)")
@@ -44,8 +53,14 @@ def register(sub: Any, bench_sub: Any) -> None:
     d.add_argument(
         "--max-games", type=int, default=20_000, help="stop undecided after this many games"
     )
-    d.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    d.add_argument("--clock", action="append", default=[], metavar="KEY=MS")
+    option_argument(d)
+    d.add_argument(
+        "--clock",
+        action="append",
+        default=[],
+        metavar="KEY=MS",
+        help="clock rules, repeatable: decision_ms, bank_ms, strike_limit, join_ms",
+    )
     d.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
     d.add_argument(
         "--local-workers",
@@ -54,8 +69,10 @@ def register(sub: Any, bench_sub: Any) -> None:
         metavar="N",
         help="worker processes to start here (default: 1 with a private Redis, else 0)",
     )
-    d.add_argument("--concurrency", type=int, default=2)
-    d.add_argument("--json", action="store_true", help="print the final state as JSON")
+    d.add_argument(
+        "--concurrency", type=int, default=2, help="matches at once per local worker (default 2)"
+    )
+    json_argument(d, "the final state")
     d.set_defaults(func=cmd_duel)
 
 
@@ -64,7 +81,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
     from arena.platform import platform
     from referee.engine import UnknownGameError
     from referee.games import get_game
-    from worker import broker
+    from worker import settings
     from worker.sprt import Sprt
 
     try:
@@ -76,8 +93,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
             f"{args.game} is not played by two: a duel needs a two-player game "
             "(compare more bots with `arena tournament` or `arena gauntlet`)"
         )
-    options = parse_options(args.option)
-    spec.options(options)
+    options = game_options(args.game, args.option)
     clock = _clock(args.clock)
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta, pentanomial=args.duplicate)
@@ -87,7 +103,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
         raise CommandError("--batch and --max-games must be at least 1")
     workers = args.local_workers
     if workers is None:
-        workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
+        workers = 0 if settings.load().redis_url else 1
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
     with platform(workers=workers, concurrency=args.concurrency) as running:
         return _duel(running, args, sprt, options, clock, seed)

@@ -12,33 +12,50 @@ from rich.table import Table
 from arena import golden
 from arena.bench.engine import bench_engine
 from arena.cli import CommandError
+from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from bots.policies import gin_greedy, gin_patient, play_match
-from referee.games import game_names, get_game, new_match
+from referee.engine import OptionsError
+from referee.games import get_game, new_match
 from referee.games.hollywood_gin import HollywoodGin
 
 
 def register(sub: Any, bench_sub: Any) -> None:
-    sheet = sub.add_parser(
-        "sheet", help="play one seeded Hollywood Gin match in this process and print its sheet"
+    sheet = add_command(
+        sub,
+        "sheet",
+        help="play one seeded Hollywood Gin match in this process and print its sheet",
+        examples=examples("arena sheet", "arena sheet --seed 7"),
     )
     sheet.add_argument("--seed", type=int, default=2026, help="match seed (default 2026)")
     sheet.set_defaults(func=run_sheet)
 
-    gold = sub.add_parser("golden", help="golden match records (tests/golden)")
+    gold = add_command(
+        sub,
+        "golden",
+        help="golden match records (tests/golden): regenerate them, or check them (exit 1 "
+        "when one differs)",
+        examples=examples("arena golden check", "arena golden regenerate"),
+    )
     gold.add_argument("action", choices=["regenerate", "check"])
     gold.add_argument("--dir", default=str(golden.GOLDEN_DIR), help="golden folder")
     gold.set_defaults(func=run_golden)
 
-    bench = bench_sub.add_parser(
-        "engine", help="random legal play: hands/s and decisions/s (vs a reference)"
+    bench = add_command(
+        bench_sub,
+        "engine",
+        help="random legal play: hands/s and decisions/s (vs a reference)",
+        examples=examples(
+            "arena bench engine --game hollywood-gin",
+            "arena bench engine --game rummy-500 --players 3 --seconds 5 --json",
+        ),
     )
-    bench.add_argument("--game", required=True, choices=game_names())
+    game_argument(bench)
     bench.add_argument("--players", type=int, default=None, help="seats (default: the game's)")
     bench.add_argument("--seconds", type=float, default=3.0, help="seconds per run (default 3)")
     bench.add_argument("--repeats", type=int, default=3, help="runs per engine (default 3)")
-    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    option_argument(bench)
     bench.add_argument("--no-reference", action="store_true", help="skip the reference engine")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    json_argument(bench, "one JSON object")
     bench.set_defaults(func=run_bench_engine)
 
 
@@ -54,6 +71,17 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key] = value
     return out
+
+
+def game_options(game: str, pairs: list[str]) -> dict[str, Any]:
+    """The ``--option`` pairs of ``game``, parsed and checked before anything starts: a
+    bad one is one line naming it, what is allowed, and where the options are listed."""
+    options = parse_options(pairs)
+    try:
+        get_game(game).options(options)
+    except OptionsError as exc:
+        raise CommandError(f"--option: {exc} (see docs/rules/{game}.md)") from None
+    return options
 
 
 def run_sheet(args: argparse.Namespace) -> int:
@@ -107,9 +135,7 @@ def run_golden(args: argparse.Namespace) -> int:
 
 
 def run_bench_engine(args: argparse.Namespace) -> int:
-    options = parse_options(args.option)
-    spec = get_game(args.game)
-    spec.options(options)  # fail early, with the option named
+    options = game_options(args.game, args.option)
     report = bench_engine(
         args.game,
         seconds=args.seconds,

@@ -4,14 +4,15 @@ version of every bot, driven by the scheduler (``docs/tournaments.md``)."""
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import random
 import time
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
+from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.db import with_store
-from arena.commands.engine import parse_options
+from arena.commands.engine import game_options
 
 if TYPE_CHECKING:
     from worker.store import Ladder, LadderStanding, Store
@@ -22,12 +23,27 @@ FOREGROUND_TICK_S = 2.0
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    lad = sub.add_parser("ladder", help="a continuous ladder per game, driven by the scheduler")
-    lsub = lad.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
-    start = lsub.add_parser(
-        "start", help="run a ladder among the newest version of every bot of a game"
+    lad = add_command(
+        sub,
+        "ladder",
+        help="a continuous ladder per game, driven by the scheduler",
+        examples=examples(
+            "arena ladder start --game hollywood-gin --seconds 60",
+            "arena ladder status",
+            "arena ladder stop hollywood-gin",
+        ),
     )
-    start.add_argument("--game", required=True)
+    lsub = lad.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    start = add_command(
+        lsub,
+        "start",
+        help="run a ladder among the newest version of every bot of a game",
+        examples=examples(
+            "arena ladder start --game hollywood-gin --seconds 60",
+            "ARENA_REDIS_URL=redis://host:6379/0 arena ladder start --game rummy-500",
+        ),
+    )
+    game_argument(start)
     start.add_argument("--name", default=None, help="the ladder's name (default: the game's)")
     start.add_argument(
         "--in-flight", type=int, default=4, help="matches queued or running at once (default 4)"
@@ -38,9 +54,15 @@ def register(sub: Any, bench_sub: Any) -> None:
         default=6,
         help="games a new version plays first, against the whole pool (default 6)",
     )
-    start.add_argument("--table-size", type=int, default=None, metavar="K")
-    start.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    start.add_argument("--clock", action="append", default=[], metavar="KEY=MS")
+    start.add_argument("--table-size", type=int, default=None, metavar="K", help="bots per match")
+    option_argument(start)
+    start.add_argument(
+        "--clock",
+        action="append",
+        default=[],
+        metavar="KEY=MS",
+        help="clock rules, repeatable: decision_ms, bank_ms, strike_limit, join_ms",
+    )
     start.add_argument(
         "--local-workers",
         type=int,
@@ -50,15 +72,28 @@ def register(sub: Any, bench_sub: Any) -> None:
         "(default: 1 when Redis is embedded; with ARENA_REDIS_URL the command returns and "
         "`arena scheduler` and the workers run the ladder)",
     )
-    start.add_argument("--concurrency", type=int, default=2)
+    start.add_argument(
+        "--concurrency", type=int, default=2, help="matches at once per local worker (default 2)"
+    )
     start.add_argument(
         "--seconds", type=float, default=None, help="in the foreground: stop after this long"
     )
     start.set_defaults(func=cmd_start)
-    stop = lsub.add_parser("stop", help="stop scheduling a ladder's matches")
+    stop = add_command(
+        lsub,
+        "stop",
+        help="stop scheduling a ladder's matches",
+        examples=examples("arena ladder stop hollywood-gin"),
+    )
     stop.add_argument("name", help="the ladder's name (by default its game's name)")
     stop.set_defaults(func=cmd_stop)
-    status = lsub.add_parser("status", help="every ladder: game, running or not, matches")
+    status = add_command(
+        lsub,
+        "status",
+        help="every ladder: game, running or not, matches",
+        examples=examples("arena ladder status", "arena ladder status --json"),
+    )
+    json_argument(status, "the ladders")
     status.set_defaults(func=cmd_status)
 
 
@@ -71,8 +106,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         spec = get_game(args.game)
     except UnknownGameError as exc:
         raise CommandError(str(exc)) from None
-    options = parse_options(args.option)
-    spec.options(options)
+    options = game_options(args.game, args.option)
     size = args.table_size or spec.default_seats
     if not spec.min_seats <= size <= spec.max_seats:
         raise CommandError(
@@ -90,13 +124,13 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    from worker import broker
+    from worker.settings import load
 
     settings = _settings(args)
     name = args.name or args.game
     workers = args.local_workers
     if workers is None:
-        workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
+        workers = 0 if load().redis_url else 1
     if workers == 0:
 
         def start(store: Store) -> int:
@@ -166,6 +200,22 @@ def cmd_stop(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     def status(store: Store) -> int:
         ladders = store.ladders()
+        if args.json:
+            rows = []
+            for lad in ladders:
+                p = store.ladder_progress(lad.id)
+                rows.append(
+                    {
+                        "id": lad.id,
+                        "name": lad.name,
+                        "game": lad.game,
+                        "running": lad.active,
+                        "progress": p,
+                        "in_flight_limit": lad.settings.get("in_flight"),
+                    }
+                )
+            print(json.dumps(rows, indent=2))
+            return 0
         if not ladders:
             print("no ladders yet: arena ladder start --game GAME")
         for lad in ladders:

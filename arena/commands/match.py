@@ -13,38 +13,92 @@ from typing import Any
 
 import grpc
 
-from arena.cli import CommandError
-from arena.commands.engine import parse_options
+from arena.cli import CommandError, ServerUnavailable
+from arena.commands import (
+    add_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+    place,
+)
+from arena.commands.engine import game_options
+from worker import settings
+
+#: The referee ``arena match`` talks to when neither --referee nor ARENA_REFEREE names one.
+DEFAULT_REFEREE = "127.0.0.1:50051"
 
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    m = sub.add_parser("match", help="create a match on a referee, or fetch one")
+    m = add_command(
+        sub,
+        "match",
+        help="create a match on a referee, or fetch one",
+        examples=examples(
+            "arena match create --game hollywood-gin",
+            "arena match get MATCH_ID --record match.record",
+            "arena match show 7",
+        ),
+    )
     msub = m.add_subparsers(dest="match_command", required=True, metavar="ACTION")
-    default_referee = os.environ.get("ARENA_REFEREE", "127.0.0.1:50051")
+    referee_help = f"HOST:PORT of the referee (default ARENA_REFEREE, else {DEFAULT_REFEREE})"
 
-    c = msub.add_parser("create", help="create a match and print one token per seat")
-    c.add_argument("--referee", default=default_referee, help="HOST:PORT of the referee")
-    c.add_argument("--game", required=True)
+    c = add_command(
+        msub,
+        "create",
+        help="create a match and print one token per seat",
+        examples=examples(
+            "arena match create --game hollywood-gin",
+            "arena match create --game rummy-500 --seats 3 --option max_hands=2 --json",
+        ),
+    )
+    c.add_argument("--referee", default=None, help=referee_help)
+    game_argument(c)
     c.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
     c.add_argument("--seats", type=int, default=None, help="number of seats (default: the game's)")
-    c.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    option_argument(c)
     c.add_argument("--decision-ms", type=int, default=None, help="per-decision limit")
     c.add_argument("--bank-ms", type=int, default=None, help="time bank per seat")
-    c.add_argument("--json", action="store_true")
+    json_argument(c, "the match id, seed and seat tokens")
     c.set_defaults(func=cmd_create)
 
-    g = msub.add_parser("get", help="a match's state and result; --record FILE saves its record")
+    g = add_command(
+        msub,
+        "get",
+        help="a match's state and result; --record FILE saves its record",
+        examples=examples(
+            "arena match get MATCH_ID",
+            "arena match get MATCH_ID --record match.record",
+            "arena match get MATCH_ID --json",
+        ),
+    )
     g.add_argument("match_id")
-    g.add_argument("--referee", default=default_referee, help="HOST:PORT of the referee")
+    g.add_argument("--referee", default=None, help=referee_help)
     g.add_argument("--record", type=Path, default=None, help="write the record bytes here")
+    json_argument(g, "the state and result")
     g.set_defaults(func=cmd_get)
 
-    s = msub.add_parser("show", help="a stored match: bots, results, status and its public events")
+    s = add_command(
+        msub,
+        "show",
+        help="a stored match: bots, results, status and its public events",
+        examples=examples("arena match show 7", "arena match show 7 --record match.record"),
+    )
     s.add_argument("id", type=int, help="the match's id in the store")
     s.add_argument("--record", type=Path, default=None, help="write the record bytes here")
-    s.add_argument("--json", action="store_true")
+    json_argument(s, "the match")
     s.set_defaults(func=cmd_show)
+
+
+def seat_label(seat: int, name: str) -> str:
+    """``seat N``, followed by the seat's name when it says more than that."""
+    return f"seat {seat}" if not name or name == f"seat {seat}" else f"seat {seat} ({name})"
+
+
+def referee_address(given: str | None) -> str:
+    """--referee, else ARENA_REFEREE, else the local default."""
+    return given or settings.load().referee or DEFAULT_REFEREE
 
 
 def _stub(address: str) -> tuple[Any, Any, tuple[tuple[str, str], ...]]:
@@ -61,7 +115,8 @@ def _stub(address: str) -> tuple[Any, Any, tuple[tuple[str, str], ...]]:
     return channel, match_pb2_grpc.MatchesStub(channel), metadata  # type: ignore[no-untyped-call]
 
 
-def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
+def rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
+    """A referee's error status as one line: exit 3 when no referee answers."""
     code = exc.code() if hasattr(exc, "code") else None
     if code == grpc.StatusCode.UNAUTHENTICATED:
         return CommandError(
@@ -69,7 +124,7 @@ def _rpc_error(address: str, exc: grpc.RpcError) -> CommandError:
             "the referee's secret (the same ARENA_REFEREE_SECRET, or the same ARENA_HOME)"
         )
     if code == grpc.StatusCode.UNAVAILABLE:
-        return CommandError(
+        return ServerUnavailable(
             f"no referee answers at {address}: start one with `arena referee --port PORT` "
             "or pass --referee HOST:PORT"
         )
@@ -83,8 +138,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     from rummyarena.v1 import match_pb2
 
     spec = get_game(args.game)
-    options = parse_options(args.option)
-    spec.options(options)  # name a bad option here rather than on the wire
+    options = game_options(args.game, args.option)  # named here rather than on the wire
+    address = referee_address(args.referee)
     seats = spec.default_seats if args.seats is None else args.seats
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(8), "big")
     request = match_pb2.CreateMatchRequest(
@@ -100,11 +155,11 @@ def cmd_create(args: argparse.Namespace) -> int:
             bank_ms=defaults.bank_ms if args.bank_ms is None else args.bank_ms,
         )
         request.clock.CopyFrom(clock_to_proto(rules))
-    channel, stub, metadata = _stub(args.referee)
+    channel, stub, metadata = _stub(address)
     try:
         reply = stub.CreateMatch(request, timeout=10, metadata=metadata)
     except grpc.RpcError as exc:
-        raise _rpc_error(args.referee, exc) from None
+        raise rpc_error(address, exc) from None
     finally:
         channel.close()
     if args.json:
@@ -113,38 +168,60 @@ def cmd_create(args: argparse.Namespace) -> int:
     print(f"match {reply.match_id} ({args.game}, seed {seed})")
     for seat, token in enumerate(reply.tokens):
         print(f"seat {seat}: {token}")
-    print(f"play a seat: arena bot run BOT.py --referee {args.referee} --token TOKEN")
+    print(f"play a seat: arena bot run BOT.py --referee {address} --token TOKEN")
     return 0
 
 
 def cmd_get(args: argparse.Namespace) -> int:
     from rummyarena.v1 import common_pb2, match_pb2
 
-    channel, stub, metadata = _stub(args.referee)
+    address = referee_address(args.referee)
+    channel, stub, metadata = _stub(address)
     try:
         reply = stub.GetMatch(
             match_pb2.GetMatchRequest(match_id=args.match_id), timeout=10, metadata=metadata
         )
     except grpc.RpcError as exc:
-        raise _rpc_error(args.referee, exc) from None
+        raise rpc_error(address, exc) from None
     finally:
         channel.close()
     state = match_pb2.MatchState.Name(reply.state).removeprefix("MATCH_STATE_").lower()
-    print(f"match {reply.match_id}: {state}")
-    if reply.HasField("result") and reply.result.status == common_pb2.MATCH_STATUS_ABORTED:
-        print(f"aborted: {reply.result.reason} (no result; play the match again)")
-    elif reply.HasField("result"):
-        for seat in reply.result.seats:
-            status = common_pb2.SeatStatus.Name(seat.status)
-            print(
-                f"seat {seat.seat} ({seat.name}): rank {seat.rank}, score {seat.score}, "
-                f"{status.removeprefix('SEAT_STATUS_').lower()}"
-                + (", forfeited" if seat.forfeited else "")
-            )
+    aborted = reply.HasField("result") and reply.result.status == common_pb2.MATCH_STATUS_ABORTED
+    seats = [
+        {
+            "seat": seat.seat,
+            "name": seat.name,
+            "rank": seat.rank,
+            "score": seat.score,
+            "status": common_pb2.SeatStatus.Name(seat.status).removeprefix("SEAT_STATUS_").lower(),
+            "forfeited": seat.forfeited,
+        }
+        for seat in (reply.result.seats if reply.HasField("result") and not aborted else ())
+    ]
     if args.record is not None:
         if not reply.HasField("record"):
             raise CommandError(f"match {args.match_id} has no record yet (state: {state})")
         args.record.write_bytes(reply.record.SerializeToString())
+    if args.json:
+        out = {
+            "match_id": reply.match_id,
+            "state": state,
+            "aborted": reply.result.reason if aborted else None,
+            "seats": seats,
+            "record": None if args.record is None else str(args.record),
+        }
+        print(json.dumps(out))
+        return 0
+    print(f"match {reply.match_id}: {state}")
+    if aborted:
+        print(f"aborted: {reply.result.reason} (no result; play the match again)")
+    for seat in seats:
+        print(
+            f"{seat_label(seat['seat'], seat['name'])}: {place(seat['rank'])}, "
+            f"score {seat['score']}, {seat['status']}"
+            + (", forfeited" if seat["forfeited"] else "")
+        )
+    if args.record is not None:
         print(f"record written to {args.record}; check it with `arena verify {args.record}`")
     return 0
 
@@ -228,7 +305,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
         for seat in out["seats"]:
             result = (
-                f": rank {seat['rank']}, score {seat['score']}, {seat['status']}"
+                f": {place(seat['rank'])}, score {seat['score']}, {seat['status']}"
                 + (", forfeited" if seat["forfeit"] else "")
                 if "rank" in seat
                 else ""

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands.engine import parse_options
+from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands.engine import game_options
+from worker import settings
 
 if TYPE_CHECKING:
     from referee.clock import ClockRules
@@ -36,14 +38,20 @@ JOIN_MS = 15_000
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "play",
         help="play matches between bot files on this machine and print a results table",
+        examples=examples(
+            "arena play bots/examples/random_bot.py bots/examples/heuristic_bot.py --games 10",
+            "arena play a.py b.py c.py --game gin-three --duplicate --seed 7",
+            "arena play a.py b.py --option max_hands=1 --json",
+        ),
     )
     p.add_argument(
         "bots", nargs="+", type=Path, metavar="BOT_FILE", help="bot files, in seat order"
     )
-    p.add_argument("--game", default="hollywood-gin", help="the game (default hollywood-gin)")
+    game_argument(p, required=False, default="hollywood-gin")
     p.add_argument("--games", type=int, default=10, metavar="N", help="matches (default 10)")
     p.add_argument(
         "--seed", type=int, default=None, help="seed of the first match (default random)"
@@ -54,11 +62,11 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="play each seed once per rotation of the seats (N is rounded up to a multiple "
         "of the seat count)",
     )
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    option_argument(p)
     p.add_argument("--concurrency", type=int, default=2, help="matches at once (default 2)")
     p.add_argument("--decision-ms", type=int, default=None, help="per-decision limit")
     p.add_argument("--bank-ms", type=int, default=None, help="time bank per seat")
-    p.add_argument("--json", action="store_true", help="print the results and matches as JSON")
+    json_argument(p, "the results and matches")
     p.set_defaults(func=cmd_play)
 
 
@@ -129,8 +137,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from referee.games import get_game
 
     spec = get_game(args.game)
-    options = parse_options(args.option)
-    spec.options(options)  # a bad option is named here, before any process starts
+    options = game_options(args.game, args.option)  # named before any process starts
     n = len(args.bots)
     if not spec.min_seats <= n <= spec.max_seats:
         seats = (
@@ -253,14 +260,14 @@ def _print_table(game: str, stats: list[dict[str, Any]], played: list[Played]) -
         return "–" if value is None else f"{value:.2f}"
 
     table = Table(title=f"{game}: {len(played)} matches")
-    for column in ("bot", "matches", "wins", "avg rank", "avg score", "faults"):
+    for column in ("bot", "matches", "wins", "avg place", "avg score", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for s in stats:
         table.add_row(
             s["bot"],
             str(s["matches"]),
             str(s["wins"]),
-            number(s["average_rank"]),
+            number(None if s["average_rank"] is None else s["average_rank"] + 1),
             number(s["average_score"]),
             str(s["faults"]),
         )
@@ -302,7 +309,7 @@ class _SessionBots:
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
-                env={**os.environ, "ARENA_SESSION_KEY": session.key},
+                env={**os.environ, settings.SESSION_KEY: session.key},
                 start_new_session=True,  # Ctrl-C reaches this process, which stops them
             )
             self.running[bot] = (proc, session.id)

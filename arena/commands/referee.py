@@ -6,24 +6,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import importlib.util
 import inspect
 import json
 import logging
-import os
 import signal
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError
-from arena.commands import bot_actions
+from arena.cli import CommandError, ServerUnavailable
+from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
+from worker import settings
 
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    p = sub.add_parser("referee", help="run the gRPC referee service")
+    p = add_command(
+        sub,
+        "referee",
+        help="run the gRPC referee service",
+        examples=examples("arena referee --port 50051", "arena referee --port 0 --grace 60"),
+    )
     p.add_argument("--port", type=int, default=50051, help="port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument(
@@ -54,37 +61,56 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     p.set_defaults(func=cmd_referee)
 
-    v = sub.add_parser("verify", help="re-run the engine on a match record and check it")
+    v = add_command(
+        sub,
+        "verify",
+        help="re-run the engine on a match record and check it (exit 1 when it diverges)",
+        examples=examples("arena verify match.record", "arena verify match.record --json"),
+    )
     v.add_argument("record", type=Path, help="a record file (the protobuf MatchRecord bytes)")
+    json_argument(v, "the verdict")
     v.set_defaults(func=cmd_verify)
 
-    r = bot_actions(sub).add_parser(
+    r = add_command(
+        bot_actions(sub),
         "run",
         help="play the bot defined in FILE: one match (--token), or every match of a bot "
         "session until it is closed (--session-key)",
+        examples=examples(
+            "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
+            "arena bot run my_bot.py --referee 127.0.0.1:50051 --token T --json",
+            "arena bot run my_bot.py --referee 127.0.0.1:50051 --session-key KEY",
+        ),
     )
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
-    r.add_argument("--referee", default=os.environ.get("ARENA_REFEREE"), help="HOST:PORT")
-    r.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="the seat token")
+    r.add_argument("--referee", default=None, help="HOST:PORT (default ARENA_REFEREE)")
+    r.add_argument("--token", default=None, help="the seat token (default ARENA_TOKEN)")
     r.add_argument(
         "--session-key",
-        default=os.environ.get("ARENA_SESSION_KEY"),
-        help="the key of a bot session: play every match it is seated in, until the "
-        "session is closed or the process is stopped",
+        default=None,
+        help="the key of a bot session (default ARENA_SESSION_KEY): play every match it is "
+        "seated in, until the session is closed or the process is stopped",
     )
+    json_argument(r, "the match's result")
     r.set_defaults(func=cmd_bot_run)
 
-    bench = bench_sub.add_parser(
-        "referee", help="decisions per second through the referee vs bare gRPC ping-pong"
+    bench = add_command(
+        bench_sub,
+        "referee",
+        help="decisions per second through the referee vs bare gRPC ping-pong",
+        examples=examples(
+            "arena bench referee --matches 16",
+            "arena bench referee --soak 200 --json",
+        ),
     )
     bench.add_argument("--matches", type=int, default=16, help="concurrent matches")
     bench.add_argument("--seconds", type=float, default=5.0, help="seconds per phase and run")
-    bench.add_argument("--game", default="hollywood-gin")
+    game_argument(bench, required=False, default="hollywood-gin")
     bench.add_argument("--processes", type=int, default=2, help="bot processes")
     bench.add_argument(
         "--repeats", type=int, default=3, help="runs of each phase, alternating (default 3)"
     )
-    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    json_argument(bench, "the figures")
     bench.add_argument(
         "--soak",
         type=int,
@@ -107,17 +133,41 @@ def register(sub: Any, bench_sub: Any) -> None:
     bench.set_defaults(func=cmd_bench)
 
 
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be listened on (port 0 always can)."""
+    if port == 0:
+        return True
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return False
+            raise
+    return True
+
+
 def cmd_referee(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully (docs/protocol.md)."""
     from referee.auth import SecretError
     from referee.service import serve
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-
     if args.grace < 0 or args.keep_mb < 0 or args.keep_minutes < 0 or args.max_waiting < 1:
         raise CommandError(
             "--grace, --keep-mb and --keep-minutes must be 0 or more, --max-waiting at least 1"
         )
+    in_use = (
+        f"port {args.port} on {args.host} is in use: stop what listens there, or pass another "
+        "--port (0: any free port)"
+    )
+    try:
+        if not port_free(args.host, args.port):
+            raise CommandError(in_use)
+    except OSError as exc:
+        raise CommandError(f"cannot serve on {args.host}:{args.port}: {exc.strerror}") from None
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
 
     def ready(port: int) -> None:
         print(f"referee listening on {args.host}:{port}", flush=True)
@@ -136,6 +186,10 @@ def cmd_referee(args: argparse.Namespace) -> int:
         )
     except SecretError as exc:
         raise CommandError(str(exc)) from None
+    except RuntimeError as exc:  # grpc: "Failed to bind", when the port was taken meanwhile
+        if "bind" not in str(exc):
+            raise
+        raise CommandError(in_use) from None
     except OSError as exc:
         raise CommandError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     return 0
@@ -153,6 +207,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except CodecError as exc:
         raise CommandError(f"{args.record}: {exc}") from exc
     verdict = verify(record)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "record": str(args.record),
+                    "game": record.game,
+                    "match_id": record.match_id,
+                    "seed": record.seed,
+                    "ok": verdict.ok,
+                    "message": verdict.message,
+                    "index": verdict.index,
+                    "expected": verdict.expected or None,
+                    "got": verdict.got or None,
+                }
+            )
+        )
+        return 0 if verdict.ok else 1
     where = f"{record.game} match {record.match_id or '?'} (seed {record.seed})"
     if verdict.ok:
         print(f"{args.record}: {where}: {verdict.message}")
@@ -207,13 +278,17 @@ def bot_factory(path: Path) -> Callable[[], Any]:
 
 
 def cmd_bot_run(args: argparse.Namespace) -> int:
-    """Play one match and print the result line, or serve a session until it is closed
-    or the process is stopped."""
+    """Play one match and print what happened to the seat, or serve a session until it is
+    closed or the process is stopped."""
     from bots.sdk import run
     from bots.sdk.client import BotSessionError
 
+    found = settings.load()
+    args.referee = args.referee or found.referee
+    args.token = args.token or found.token
+    args.session_key = args.session_key or found.session_key
     if not args.referee:
-        raise CommandError("give --referee (or set ARENA_REFEREE)")
+        raise CommandError("give --referee HOST:PORT (or set ARENA_REFEREE)")
     if bool(args.token) == bool(args.session_key):
         raise CommandError(
             "give either --token (one match) or --session-key (every match of a session), "
@@ -222,18 +297,82 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     if args.session_key:
         return _serve_session(args)
     bot = load_bot(args.file)
+    notices: list[dict[str, str]] = []
+    heard = bot.on_notice
+
+    def on_notice(kind: str, message: str, played: str) -> None:
+        notices.append({"kind": kind, "message": message, "played": played})
+        print(
+            f"referee: {kind}: {message}" + (f" (it played {played})" if played else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+        heard(kind, message, played)
+
+    def joined() -> None:
+        print(
+            f"joined a match at {args.referee}; waiting for the other seats",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    bot.on_notice = on_notice
     try:
-        over = run(bot, args.referee, args.token)
+        over = run(bot, args.referee, args.token, joined=joined)
     except BotSessionError as exc:
-        raise CommandError(str(exc)) from exc
-    if over.aborted:
-        print(f"seat {over.seat}: the match was aborted ({over.aborted}): no result")
+        raise session_error(args.referee, exc) from None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "seat": over.seat,
+                    "aborted": over.aborted or None,
+                    "ranks": list(over.ranks),
+                    "scores": list(over.scores),
+                    "statuses": list(over.statuses),
+                    "notices": notices,
+                }
+            )
+        )
         return 0
-    print(
-        f"seat {over.seat}: rank {over.ranks[over.seat]}, scores {list(over.scores)}, "
-        f"statuses {list(over.statuses)}"
-    )
+    print(seat_outcome(over, notices))
     return 0
+
+
+def seat_outcome(over: Any, notices: list[dict[str, str]]) -> str:
+    """One line on what happened to the seat: its place and score, and, when the referee
+    played for it or it forfeited, its status and the referee's last word on why."""
+    if over.aborted:
+        return f"seat {over.seat}: the match was aborted ({over.aborted}): no result"
+    status = over.statuses[over.seat]
+    line = (
+        f"seat {over.seat}: {place(over.ranks[over.seat])} of {len(over.ranks)}, "
+        f"score {over.scores[over.seat]} (scores {list(over.scores)}); status {status}"
+    )
+    if status != "ok" or notices:
+        times = "once" if len(notices) == 1 else f"{len(notices)} times"
+        why = f"; its last notice: {notices[-1]['message']}" if notices else ""
+        line += f"; the referee played for it {times}{why}"
+    return line
+
+
+def session_error(address: str, exc: Exception) -> CommandError:
+    """A failed bot stream as one line: exit 3 when no referee answers at ``address``."""
+    import grpc
+
+    cause = exc.__cause__
+    code = cause.code() if isinstance(cause, grpc.aio.AioRpcError) else None
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return ServerUnavailable(
+            f"no referee answers at {address}: start one with `arena referee --port PORT`, "
+            "or pass the --referee HOST:PORT of a running one"
+        )
+    if code == grpc.StatusCode.PERMISSION_DENIED:
+        return CommandError(
+            f"the referee at {address} knows no such seat token: take one from `arena match "
+            "create` on that referee (each token opens one seat of one match)"
+        )
+    return CommandError(str(exc))
 
 
 def _serve_session(args: argparse.Namespace) -> int:
@@ -268,7 +407,7 @@ def _serve_session(args: argparse.Namespace) -> int:
     try:
         print(f"session: {asyncio.run(session())}", flush=True)
     except BotSessionError as exc:
-        raise CommandError(str(exc)) from exc
+        raise session_error(args.referee, exc) from None
     return 0
 
 
@@ -323,8 +462,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CommandError as exc:
-        print(f"arena {args.command}: {exc}", file=sys.stderr)
-        return 2
+        print(f"{args.prog}: {exc}", file=sys.stderr)
+        return exc.exit_code
 
 
 if __name__ == "__main__":

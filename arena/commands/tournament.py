@@ -7,14 +7,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
+from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.db import with_store
-from arena.commands.engine import parse_options
+from arena.commands.engine import game_options
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -33,11 +35,29 @@ IDLE_HINT_S = 15.0
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    t = sub.add_parser("tournament", help="round-robin tournaments between registered bots")
+    t = add_command(
+        sub,
+        "tournament",
+        help="round-robin tournaments between registered bots",
+        examples=examples(
+            "arena tournament create --game hollywood-gin --bots rnd,heur,mini --games 4 --run",
+            "arena tournament standings 1",
+            "arena tournament list",
+        ),
+    )
     tsub = t.add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
 
-    c = tsub.add_parser("create", help="schedule a round robin (and play it with --run)")
-    c.add_argument("--game", required=True)
+    c = add_command(
+        tsub,
+        "create",
+        help="schedule a round robin (and play it with --run)",
+        examples=examples(
+            "arena tournament create --game hollywood-gin --bots rnd,heur,mini --games 4",
+            "arena tournament create --game rummy-500 --bots a,b,c,d --duplicate --run",
+            "arena tournament create --game gin-three --bots a,b@v2,c --option max_hands=2 --json",
+        ),
+    )
+    game_argument(c)
     c.add_argument(
         "--bots",
         required=True,
@@ -58,60 +78,90 @@ def register(sub: Any, bench_sub: Any) -> None:
         action="store_true",
         help="deal each deal once per rotation of the seats, so luck cancels out",
     )
-    c.add_argument(
-        "--clock",
-        action="append",
-        default=[],
-        metavar="KEY=MS",
-        help="clock rules: decision_ms, bank_ms, strike_limit, join_ms",
-    )
-    c.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    _clock_argument(c)
+    option_argument(c)
     c.add_argument("--name", default=None, help="the tournament's name")
     c.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
     c.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
     _run_arguments(c)
     c.set_defaults(func=cmd_create)
 
-    g = sub.add_parser(
-        "gauntlet", help="one bot against each of a list of bots, N matches each (a tournament)"
+    g = add_command(
+        sub,
+        "gauntlet",
+        help="one bot against each of a list of bots, N matches each (a tournament)",
+        examples=examples(
+            "arena gauntlet heur --against rnd,mini --game hollywood-gin --run",
+            "arena gauntlet heur --against a,b,c --game rummy-500 --games 4 --duplicate",
+        ),
     )
     g.add_argument("hero", metavar="BOT", help="the bot that plays every match")
     g.add_argument("--against", required=True, help="comma-separated opponents")
-    g.add_argument("--game", required=True)
+    game_argument(g)
     g.add_argument(
         "--games", type=int, default=10, metavar="N", help="matches per opponent (default 10)"
     )
-    g.add_argument("--table-size", type=int, default=None, metavar="K")
+    g.add_argument("--table-size", type=int, default=None, metavar="K", help="bots per match")
     g.add_argument("--duplicate", action="store_true", help="each deal once per seat rotation")
-    g.add_argument("--clock", action="append", default=[], metavar="KEY=MS")
-    g.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    g.add_argument("--name", default=None)
-    g.add_argument("--seed", type=int, default=None)
+    _clock_argument(g)
+    option_argument(g)
+    g.add_argument("--name", default=None, help="the tournament's name")
+    g.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
     g.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
     _run_arguments(g)
     g.set_defaults(func=cmd_gauntlet)
 
-    r = tsub.add_parser("run", help="play a tournament's remaining matches, showing progress")
+    r = add_command(
+        tsub,
+        "run",
+        help="play a tournament's remaining matches, showing progress",
+        examples=examples(
+            "arena tournament run 1",
+            "arena tournament run 1 --local-workers 2 --concurrency 4",
+            "arena tournament run 1 --quiet --json",
+        ),
+    )
     r.add_argument("id", type=int)
     _run_arguments(r)
     r.set_defaults(func=cmd_run)
 
-    w = tsub.add_parser("watch", help="follow a tournament live: progress and standings")
+    w = add_command(
+        tsub,
+        "watch",
+        help="follow a tournament live: progress and standings",
+        examples=examples("arena tournament watch 1"),
+    )
     w.add_argument("id", type=int)
+    json_argument(w, "the final standings")
     w.set_defaults(func=cmd_watch)
 
-    s = tsub.add_parser("standings", help="cross-table, points, W/D/L, Elo, batch ratings")
+    s = add_command(
+        tsub,
+        "standings",
+        help="cross-table, points, W/D/L, Elo, batch ratings",
+        examples=examples("arena tournament standings 1", "arena tournament standings 1 --json"),
+    )
     s.add_argument("id", type=int)
-    s.add_argument("--json", action="store_true")
+    json_argument(s, "the standings")
     s.set_defaults(func=cmd_standings)
 
-    ls = tsub.add_parser("list", help="the newest tournaments and their progress")
-    ls.add_argument("--json", action="store_true")
+    ls = add_command(
+        tsub,
+        "list",
+        help="the newest tournaments and their progress",
+        examples=examples("arena tournament list", "arena tournament list --json"),
+    )
+    json_argument(ls, "the tournaments")
     ls.set_defaults(func=cmd_list)
 
-    bench = bench_sub.add_parser(
+    bench = add_command(
+        bench_sub,
         "tournament",
         help="a round robin through the whole platform vs the same matches played alone",
+        examples=examples(
+            "arena bench tournament --matches 200",
+            "arena bench tournament --workers 2 --concurrency 4 --json",
+        ),
     )
     bench.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     bench.add_argument(
@@ -123,13 +173,31 @@ def register(sub: Any, bench_sub: Any) -> None:
     bench.add_argument(
         "--repeats", type=int, default=3, help="alternating rounds of both phases (default 3)"
     )
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    json_argument(bench, "one JSON object")
     bench.set_defaults(func=cmd_bench)
 
-    lb = sub.add_parser("leaderboard", help="every rated bot version of a game, by Elo")
-    lb.add_argument("--game", required=True)
-    lb.add_argument("--json", action="store_true")
+    lb = add_command(
+        sub,
+        "leaderboard",
+        help="every rated bot version of a game, by Elo",
+        examples=examples(
+            "arena leaderboard --game hollywood-gin", "arena leaderboard --game rummy-500 --json"
+        ),
+    )
+    game_argument(lb)
+    json_argument(lb, "the table (place counts from 1)")
     lb.set_defaults(func=cmd_leaderboard)
+
+
+def _clock_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--clock",
+        action="append",
+        default=[],
+        metavar="KEY=MS",
+        help="clock rules, repeatable: decision_ms, bank_ms, strike_limit, join_ms "
+        "(docs/protocol.md)",
+    )
 
 
 def _run_arguments(p: argparse.ArgumentParser) -> None:
@@ -151,6 +219,7 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
         help=f"most matches played at once across the workers (default {PARALLEL})",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    json_argument(p, "the final standings (with --run: once played; else the new id)")
 
 
 # -- create --------------------------------------------------------------------------------
@@ -281,7 +350,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> int:
-    options = parse_options(args.option)
+    options = game_options(args.game, args.option)
     clock = _clock(args.clock)
 
     def made(store: Store) -> int:
@@ -298,14 +367,24 @@ def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> i
             seed=args.seed,
             format=format,
         )
-        print(f"tournament {tournament_id}: {count} {args.game} matches queued", flush=True)
+        if args.json and not args.run:
+            print(json.dumps({"tournament": tournament_id, "matches": count, "game": args.game}))
+        else:
+            print(
+                f"tournament {tournament_id}: {count} {args.game} matches queued",
+                file=sys.stderr if args.json else sys.stdout,
+                flush=True,
+            )
         return tournament_id
 
     if not args.run:
-        with_store(lambda store: (made(store), 0)[1])
-        print("play it with: arena tournament run ID")
+        tournament_id = with_store(made)
+        if not args.json:
+            print(f"play it with: arena tournament run {tournament_id}")
         return 0
-    return _with_platform(args, lambda p: run(p, made(p.store), args.quiet, args.parallel))
+    return _with_platform(
+        args, lambda p: run(p, made(p.store), args.quiet, args.parallel, json_out=args.json)
+    )
 
 
 # -- run and watch -------------------------------------------------------------------------
@@ -313,11 +392,11 @@ def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> i
 
 def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) -> int:
     from arena.platform import platform
-    from worker import broker
+    from worker import settings
 
     workers = args.local_workers
     if workers is None:
-        workers = 0 if os.environ.get(broker.REDIS_URL_ENV) else 1
+        workers = 0 if settings.load().redis_url else 1
     if workers < 0 or args.concurrency < 1 or args.parallel < 1:
         raise CommandError(
             "--local-workers must be 0 or more, --concurrency and --parallel at least 1"
@@ -327,11 +406,18 @@ def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) ->
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return _with_platform(args, lambda p: run(p, args.id, args.quiet, args.parallel))
+    return _with_platform(
+        args, lambda p: run(p, args.id, args.quiet, args.parallel, json_out=args.json)
+    )
 
 
 def run(
-    platform: Platform, tournament_id: int, quiet: bool = False, parallel: int = PARALLEL
+    platform: Platform,
+    tournament_id: int,
+    quiet: bool = False,
+    parallel: int = PARALLEL,
+    *,
+    json_out: bool = False,
 ) -> int:
     """Enqueue the tournament's work and follow it to the end; print the standings."""
     from worker import host, tasks
@@ -343,7 +429,7 @@ def run(
     for _ in range(min(progress["queued"], parallel)):
         tasks.drain.delay(tournament_id)
     follow(platform, tournament, quiet, sweep=True)
-    return report(store, tournament_id, json_out=False)
+    return report(store, tournament_id, json_out=json_out)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -351,7 +437,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     with platform() as running:
         follow(running, running.store.tournament(args.id), quiet=False, sweep=False)
-        return report(running.store, args.id, json_out=False)
+        return report(running.store, args.id, json_out=args.json)
 
 
 def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bool) -> None:
@@ -627,11 +713,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from referee.games import game_names
-
-    if args.game not in game_names():
-        raise CommandError(f"unknown game {args.game!r}; games: {', '.join(game_names())}")
-
     def body(store: Store) -> int:
         from arena.commands.ladder import ladder_rows, leaderboard_table, wide_console
         from worker import skill
@@ -643,7 +724,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             if ladder is not None:
                 for i, p in enumerate(pool):
                     line: dict[str, Any] = {
-                        "rank": i + 1,
+                        "place": i + 1,
                         "bot": p.label,
                         "bot_version_id": p.version,
                         "ladder": ladder.name,
@@ -666,7 +747,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             else:
                 out = [
                     {
-                        "rank": i + 1,
+                        "place": i + 1,
                         "bot": r.label,
                         "bot_version_id": r.bot_version_id,
                         "elo": round(r.rating, 1),

@@ -10,20 +10,31 @@ import threading
 from typing import Any
 
 from arena.cli import CommandError
+from arena.commands import add_command, examples
 from arena.commands.db import store_errors
 from referee.auth import arena_home
 
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    w = sub.add_parser(
-        "worker", help="run a worker: Celery tasks that play matches, a referee and a bot pool"
+    w = add_command(
+        sub,
+        "worker",
+        help="run a worker: Celery tasks that play matches, a referee and a bot pool",
+        examples=examples(
+            "arena worker --concurrency 2",
+            "ARENA_REDIS_URL=redis://host:6379/0 ARENA_DATABASE_URL=postgresql://host/arena "
+            "arena worker",
+        ),
     )
     w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
     w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
     w.set_defaults(func=cmd_worker)
-    s = sub.add_parser(
-        "scheduler", help="run the periodic work (re-queue matches whose worker vanished)"
+    s = add_command(
+        sub,
+        "scheduler",
+        help="run the periodic work (re-queue matches whose worker vanished, ladder ticks)",
+        examples=examples("arena scheduler", "arena scheduler --loglevel INFO"),
     )
     s.add_argument("--loglevel", default="WARNING", help="log level (default WARNING)")
     s.set_defaults(func=cmd_scheduler)

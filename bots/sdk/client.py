@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import traceback
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from google.protobuf.message import DecodeError
 from bots.sdk.bot import Bot, MatchOver, Request
 from referee import wire
 from rummyarena.v1 import bot_pb2, common_pb2
+from worker import settings
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,8 @@ _SERVE = "/" + bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name + "/Serv
 #: How long a bot whose connection dropped in mid-match keeps trying to rejoin (the
 #: referee keeps its seat while its decision's clock runs: docs/protocol.md, "Rejoin").
 REJOIN_S = 10.0
+#: How long after its Join a seat hears nothing before it is told it waits for the others.
+JOINED_S = 0.5
 #: How long a session whose Serve stream dropped keeps trying to reconnect.
 RECONNECT_S = 10.0
 #: The longest wait between two attempts to reconnect a session, in seconds.
@@ -56,11 +58,17 @@ class _Seat:
 
 
 async def play(
-    bot: Bot, referee: str, token: str, channel: grpc.aio.Channel | None = None
+    bot: Bot,
+    referee: str,
+    token: str,
+    channel: grpc.aio.Channel | None = None,
+    joined: Callable[[], None] | None = None,
 ) -> MatchOver:
     """Join the referee at ``referee`` (host:port) with ``token`` and play to the end. If
     the connection drops once the match has started, join again with the same token
-    (for up to :data:`REJOIN_S` seconds) and play on."""
+    (for up to :data:`REJOIN_S` seconds) and play on. ``joined`` is called once when the
+    referee has taken the join and the match waits for its other seats (no Welcome
+    within :data:`JOINED_S`)."""
     own = channel is None
     chan = channel or grpc.aio.insecure_channel(referee)
     state = _Seat()
@@ -75,7 +83,7 @@ async def play(
             try:
                 join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
                 await call.write(join.SerializeToString())
-                return await _session(bot, call, state)
+                return await _session(bot, call, state, joined)
             except grpc.aio.AioRpcError as exc:
                 loop_time = asyncio.get_running_loop().time()
                 if not state.started or exc.code() != grpc.StatusCode.UNAVAILABLE:
@@ -96,12 +104,22 @@ async def play(
             await chan.close()
 
 
-async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> MatchOver:
+async def _session(
+    bot: Bot,
+    call: grpc.aio.StreamStreamCall,
+    state: _Seat,
+    joined: Callable[[], None] | None = None,
+) -> MatchOver:
     game, seat = state.game, state.seat
     BotMessage, Answer, answer_bytes = bot_pb2.BotMessage, bot_pb2.Answer, wire.answer_bytes
     parse = bot_pb2.RefereeMessage.FromString
+    first = None if state.started else joined  # a rejoin is not a join
     while True:
-        raw = await call.read()
+        if first is not None:
+            raw = await _first_read(call, first)
+            first = None
+        else:
+            raw = await call.read()
         if raw is grpc.aio.EOF:  # another stream joined with this seat's token
             raise BotSessionError(
                 "the referee closed the stream before the match ended (did another process "
@@ -162,6 +180,17 @@ async def _session(bot: Bot, call: grpc.aio.StreamStreamCall, state: _Seat) -> M
             bot.on_end(over)
             await call.done_writing()
             return over
+
+
+async def _first_read(call: grpc.aio.StreamStreamCall, joined: Callable[[], None]) -> object:
+    """The stream's first message; calls ``joined`` if none comes within :data:`JOINED_S`:
+    the referee refuses a bad join at once, so by then the seat is taken and waits for the
+    others (the Welcome comes when every seat has joined)."""
+    read = asyncio.ensure_future(call.read())
+    done, _ = await asyncio.wait({read}, timeout=JOINED_S)
+    if not done:
+        joined()
+    return await read
 
 
 async def serve(
@@ -262,12 +291,19 @@ async def _play_seat(
         log.info("%s: %s", where, f"aborted ({over.aborted})" if over.aborted else "over")
 
 
-def run(bot: Bot, referee: str | None = None, token: str | None = None) -> MatchOver:
-    """Play one match; the address and token default to ``ARENA_REFEREE`` and ``ARENA_TOKEN``."""
-    referee = referee or os.environ.get("ARENA_REFEREE")
-    token = token or os.environ.get("ARENA_TOKEN")
+def run(
+    bot: Bot,
+    referee: str | None = None,
+    token: str | None = None,
+    joined: Callable[[], None] | None = None,
+) -> MatchOver:
+    """Play one match; the address and token default to ``ARENA_REFEREE`` and
+    ``ARENA_TOKEN``; ``joined`` as for :func:`play`."""
+    found = settings.load()
+    referee = referee or found.referee
+    token = token or found.token
     if not referee or not token:
         raise BotSessionError(
             "give the referee address and token, or set ARENA_REFEREE and ARENA_TOKEN"
         )
-    return asyncio.run(play(bot, referee, token))
+    return asyncio.run(play(bot, referee, token, joined=joined))
