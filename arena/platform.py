@@ -22,7 +22,7 @@ from types import FrameType
 
 from arena.commands.db import store_errors
 from referee.auth import arena_home
-from worker import broker, db
+from worker import broker, db, settings
 from worker.app import configure
 from worker.children import child_env, stop_group
 from worker.store import Store
@@ -103,7 +103,8 @@ def platform(
     (configured or embedded) and ``workers`` local worker processes, all stopped when the
     ``with`` block ends. SIGTERM ends the block like Ctrl-C does."""
     previous = signal.signal(signal.SIGTERM, _terminate)
-    embedded = not os.environ.get(db.DATABASE_URL_ENV) or not os.environ.get(broker.REDIS_URL_ENV)
+    configured = settings.load()
+    embedded = not configured.database_url or not configured.redis_url
     try:
         with (
             store_errors(),

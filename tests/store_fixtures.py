@@ -24,7 +24,7 @@ from referee.engine import Result
 from referee.games import get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
-from worker import db
+from worker import db, settings
 from worker.store import FinishedMatch, SeatOutcome, Store
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -45,7 +45,7 @@ def _local_answers() -> bool:
 @pytest.fixture(scope="session")
 def pg_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A URL on a server where the tests may create and drop databases."""
-    configured = os.environ.get("ARENA_TEST_DATABASE_URL")
+    configured = settings.load().test_database_url
     if configured:
         yield configured
     elif _local_answers():

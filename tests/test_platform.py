@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import psycopg
 import redis
 
@@ -107,9 +108,8 @@ def test_three_bot_round_robin_end_to_end(platform_env: PlatformEnv) -> None:
 
 def _cmdline(pid: int) -> bytes:
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
+        return b"\0".join(part.encode() for part in psutil.Process(pid).cmdline())
+    except psutil.Error:
         return b""
 
 

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 from arena.commands.play import labels, schedule
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,17 +41,11 @@ def arena_play(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
 
 
 def processes_with(text: str) -> list[int]:
-    """The processes whose command line contains ``text`` (read from /proc)."""
+    """The processes whose command line contains ``text``."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if text in cmdline:
-            found.append(int(entry.name))
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        if text in " ".join(process.info["cmdline"] or ()):
+            found.append(process.info["pid"])
     return found
 
 
@@ -103,7 +99,7 @@ def test_play_two_bots_json_and_no_process_left(tmp_path: Path) -> None:
     # every bot process was stopped, and the referee ran in the command's own process
     assert processes_with(str(tmp_path)) == []
     pids = [pid for m in matches for pid in m["bot_pids"]] + [out["referee_pid"]]
-    assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    assert not [pid for pid in pids if psutil.pid_exists(pid)]
 
 
 def test_play_bot_that_crashes_every_match_forfeits_and_shows_faults(tmp_path: Path) -> None:

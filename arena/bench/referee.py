@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 import grpc
-import psutil  # type: ignore[import-untyped]
+import psutil
 
 from bots.examples.random_bot import RandomBot
 from bots.sdk.client import play
