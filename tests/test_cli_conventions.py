@@ -23,6 +23,7 @@ from referee.engine import Result
 from referee.games import game_names, get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
+from rummyarena.v1 import match_pb2
 from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture
 from worker import settings
 from worker.store import Store
@@ -31,8 +32,6 @@ pytest_plugins = ["tests.store_fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "cli.md"
-#: Commands registered by modules that follow these conventions on their own schedule.
-NOT_YET = frozenset({"arena demo", "arena web", "arena replay", "arena export", "arena bench web"})
 #: Every command that reports something, as docs/cli.md lists them: each takes --json.
 REPORTING = (
     "arena play",
@@ -60,6 +59,7 @@ REPORTING = (
     "arena bench referee",
     "arena bench store",
     "arena bench tournament",
+    "arena bench web",
 )
 CLOSED_POSTGRES = "postgresql://postgres@127.0.0.1:1/x"
 CLOSED_REDIS = "redis://127.0.0.1:1/0"
@@ -114,8 +114,6 @@ def referee() -> Iterator[RefereeProcess]:
 def test_every_command_has_help_with_one_to_three_examples() -> None:
     seen = 0
     for name, parser in commands():
-        if name in NOT_YET:
-            continue
         assert parser.formatter_class is argparse.RawDescriptionHelpFormatter, name
         epilog = parser.epilog or ""
         assert epilog.startswith("examples:\n"), f"{name} --help shows no examples"
@@ -154,7 +152,7 @@ def test_every_reporting_command_has_json_and_the_docs_list_them() -> None:
         for name, parser in parsers.items()
         if "--json" in option_strings(parser) and name not in REPORTING
     }
-    assert not unlisted - NOT_YET, unlisted
+    assert not unlisted, unlisted
 
 
 def test_docs_list_every_setting_and_no_other() -> None:
@@ -206,6 +204,8 @@ def test_exit_2_on_bad_input_one_line_naming_it() -> None:
     one_line_error(arena("ratings", "show", "--game", "x"), 2, "unknown game 'x'", "hollywood-gin")
     one_line_error(arena("match", "get"), 2, "arena match get:", "match_id", "--help")
     one_line_error(arena("tournament", "run", "1", ARENA_LEASE_S="soon"), 2, "ARENA_LEASE_S")
+    one_line_error(arena("demo", "--games", "0"), 2, "arena demo: --games must be at least 1")
+    one_line_error(arena("web", "--port", "70000"), 2, "arena web: --port", "65535")
 
 
 def test_exit_3_when_postgres_or_redis_does_not_answer() -> None:
@@ -226,6 +226,10 @@ def test_exit_3_when_postgres_or_redis_does_not_answer() -> None:
         3,
         "cannot reach Redis at redis://127.0.0.1:1/0",
     )
+    closed = {"ARENA_DATABASE_URL": CLOSED_POSTGRES, "ARENA_REDIS_URL": CLOSED_REDIS}
+    for argv in (["replay", "1"], ["export", "1"], ["web", "--port", "0"], ["demo"]):
+        done = arena(*argv, **closed)
+        one_line_error(done, 3, f"arena {argv[0]}: cannot reach ")
 
 
 def test_exit_3_when_no_referee_answers() -> None:
@@ -264,6 +268,9 @@ def test_a_port_in_use_says_so_in_one_line() -> None:
             f"port {port} on 127.0.0.1 is in use",
             "--port",
         )
+        one_line_error(
+            arena("web", "--port", str(port)), 2, f"arena web: port {port} on 127.0.0.1 is in use"
+        )
 
 
 def test_an_arena_home_that_cannot_be_written_says_what_to_do(tmp_path: Path) -> None:
@@ -277,6 +284,39 @@ def test_an_arena_home_that_cannot_be_written_says_what_to_do(tmp_path: Path) ->
         2,
         "ARENA_HOME",
     )
+    one_line_error(arena("web", "--port", "0", **env), 2, f"arena web: ARENA_HOME {home}")
+
+
+def test_exit_3_when_the_referee_of_a_session_goes_away() -> None:
+    """As in the one-match mode: the SDK tries to reconnect for 10 s, then gives up."""
+    own = RefereeProcess()
+    try:
+        session = own.matches.OpenSession(
+            match_pb2.OpenSessionRequest(name="lost"), timeout=10, metadata=own.metadata
+        )
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "arena", "bot", "run", str(EXAMPLES / "random_bot.py")],
+            env={**os.environ, "ARENA_REFEREE": own.address, "ARENA_SESSION_KEY": session.key},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            time.sleep(3)  # the bot has started and its session is on
+            assert bot.poll() is None, bot.communicate()
+            own.proc.kill()  # the referee goes away; the bot tries to reconnect for 10 s
+            lost = time.monotonic()
+            _out, err = bot.communicate(timeout=30)
+        finally:
+            bot.kill()
+    finally:
+        own.close()
+    assert bot.returncode == 3, err
+    assert time.monotonic() - lost < 20
+    assert "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"arena bot run: no referee answers at {own.address}"), last
+    assert "reconnecting failed for 10 s" in last and "arena referee --port" in last, last
 
 
 def test_a_wrong_seat_token_says_where_tokens_come_from(referee: RefereeProcess) -> None:
@@ -364,3 +404,15 @@ def test_ratings_show_names_what_it_does_not_know(
     assert '"matches": 0' in capsys.readouterr().out
     assert main(["db", "migrate", "--json"]) == 0
     assert '"applied": []' in capsys.readouterr().out
+
+
+def test_replay_and_export_name_a_missing_match(
+    store: Store,
+    store_db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ARENA_DATABASE_URL", store_db_url)
+    for command in ("replay", "export"):
+        assert main([command, "424242"]) == 2
+        assert capsys.readouterr().err == f"arena {command}: there is no match 424242\n"

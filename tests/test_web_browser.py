@@ -1,14 +1,19 @@
 """The web viewer in a real browser (Playwright driving Debian's Chromium): pages render,
-a replay of each game steps with the keys and shows the engine's hands, and a seat's
-view puts no hidden card of another seat in the page (docs/viewer.md)."""
+a replay of each game steps with the keys and shows the engine's hands, a seat's view
+puts no hidden card of another seat in the page, and the live view of a match that a
+real worker plays shows its public events as they come and nothing hidden
+(docs/viewer.md)."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
 import shutil
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,13 +23,17 @@ import uvicorn
 
 from arena.web.app import create_app
 from referee.cards import Card
+from referee.engine import Event
 from referee.games import game_names, get_game
 from referee.wire import decode_record
 from tests.knowledge import NEW_HAND, Knowledge
+from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv
 from tests.test_web import CARD, SEATS, World, build, engine_at, hand_of
+from worker import broker, db, tasks
+from worker.app import configure
 from worker.store import Store
 
-pytest_plugins = ["tests.store_fixtures"]
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -38,13 +47,13 @@ def world(store: Store) -> World:
     return build(store)
 
 
-@pytest.fixture
-def server(world: World) -> Iterator[str]:
-    """The viewer served over HTTP on a free port, in a thread of this process."""
+@contextlib.contextmanager
+def served(app: Any) -> Iterator[str]:
+    """``app`` served over HTTP on a free port, in a thread of this process."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(world.store), host="127.0.0.1", port=port, log_level="error")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -59,8 +68,9 @@ def server(world: World) -> Iterator[str]:
         thread.join(10)
 
 
-@pytest.fixture
-def page(server: str) -> Iterator[Any]:
+@contextlib.contextmanager
+def chromium_page() -> Iterator[Any]:
+    """A page of a headless Chromium."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -69,6 +79,19 @@ def page(server: str) -> Iterator[Any]:
             yield browser.new_page(viewport={"width": 1300, "height": 1000})
         finally:
             browser.close()
+
+
+@pytest.fixture
+def server(world: World) -> Iterator[str]:
+    """The viewer over the test's world."""
+    with served(create_app(world.store)) as url:
+        yield url
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Any]:
+    with chromium_page() as p:
+        yield p
 
 
 def shot(page: Any, tmp_path: Path, name: str) -> None:
@@ -169,3 +192,117 @@ def test_seat_view_page_holds_no_hidden_card(
         assert not shown & hidden, (game, step, sorted(shown & hidden))
         assert hand_of(state.view(seat)) == shown_hands(page)[seat] or not hand_of(state.view(seat))
     shot(page, tmp_path, f"seat-view-{game}")
+
+
+#: The seed of the live match: a number that would stand out in the page.
+LIVE_SEED = 7_301_948_265_113
+
+
+@dataclasses.dataclass
+class LiveSnapshot:
+    """The live page at one moment: the events it lists and the cards it names."""
+
+    events: list[str]
+    cards: set[str]
+    phase: str
+    ended: str | None
+
+
+def live_snapshot(page: Any) -> LiveSnapshot:
+    """What the live page shows now, read at one instant (it grows as events come); its
+    cards are those of the whole page less the events of the hands before the current one
+    (their cards may have been dealt again since)."""
+    seen = page.evaluate(
+        """(newHand) => {
+          const doc = document.documentElement.cloneNode(true);
+          const items = [...doc.querySelectorAll("#live-events li")];
+          const events = items.map((li) => li.textContent);
+          const starts = events.flatMap((text, i) => (new RegExp(newHand).test(text) ? [i] : []));
+          const current = starts.length ? starts[starts.length - 1] : 0;
+          items.slice(0, current).forEach((li) => li.remove());
+          const phase = doc.querySelector("#live-phase").textContent;
+          const ended = doc.querySelector("#live").dataset.ended;
+          return {events, html: doc.outerHTML, phase, ended};
+        }""",
+        NEW_HAND.pattern,
+    )
+    cards = set(CARD.findall(seen["html"]))
+    return LiveSnapshot(seen["events"], cards, seen["phase"], seen.get("ended"))
+
+
+def hidden_after_public_events(events: list[Event], seats: int) -> list[set[str]]:
+    """For each count k of public events a watcher has seen, every card then lying in a
+    seat's hand that the public events have not placed there: from the engine's whole
+    event log (private events included) through the knowledge model, not from a view."""
+    watcher = -1  # a seat no private event is shown to
+    model = Knowledge([watcher])
+    hidden: list[set[str]] = [set()]
+    for event in events:
+        model.feed([event])
+        if event.visible_to is None:
+            hidden.append(set())
+        for seat in range(seats):
+            known = model[watcher].hand(seat)
+            held = model.truth.get(seat, Counter())
+            hidden[-1] |= {str(Card(c)) for c, n in held.items() if n > known[c]}
+    return hidden
+
+
+def test_live_view_follows_a_running_match_and_shows_nothing_hidden(
+    platform_env: PlatformEnv, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    env = platform_env
+    slow = env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", "hollywood-gin")
+    rnd = env.submit(EXAMPLES / "random_bot.py", "random", "hollywood-gin")
+    options = {"max_hands": 3}
+    match = env.store.create_match("hollywood-gin", [slow, rnd], options=options, seed=LIVE_SEED)
+    # the app finds the match's referee in the test's Redis keys and watches it with the
+    # platform secret of the test's ARENA_HOME, as the worker it starts does
+    for name in (db.DATABASE_URL_ENV, broker.REDIS_URL_ENV, broker.REDIS_PREFIX_ENV, "ARENA_HOME"):
+        monkeypatch.setenv(name, env.env[name])
+    redis_url = env.env[broker.REDIS_URL_ENV]
+    env.start_worker(concurrency=1)
+    configure(redis_url, env.env[broker.REDIS_PREFIX_ENV])
+    tasks.play_match.delay(match.id)
+    snapshots: list[LiveSnapshot] = []
+    while_running: list[int] = []  # events listed while the store still had it running
+    with served(create_app(env.store, redis_url=redis_url)) as url, chromium_page() as page:
+        page.goto(f"{url}/matches/{match.id}/live")
+        deadline = time.monotonic() + 120
+        while (snap := live_snapshot(page)).ended is None:
+            assert time.monotonic() < deadline, "the live page did not end\n" + env.worker_log()
+            assert str(LIVE_SEED) not in page.content()
+            assert snap.phase == ("running" if snap.events else "queued"), snap.phase
+            snapshots.append(snap)
+            now = env.store.match(match.id)
+            if now is not None and now.state == "running":
+                while_running.append(len(snap.events))
+            if len(snapshots) == 20:
+                shot(page, tmp_path, "live")
+            time.sleep(0.25)
+        assert snap.ended == "done", (snap.ended, env.worker_log())
+        assert "The match has ended" in page.inner_text("#live-state")
+        assert page.inner_text("#live-phase") == "done"
+        snapshots.append(snap)
+        shot(page, tmp_path, "live-ended")
+        page.click("#replay-link")
+        wait_step(page, 0)  # the replay, with the seed and the hands, once it has ended
+        assert str(LIVE_SEED) in page.content()
+    done = env.store.match(match.id)
+    assert done is not None and done.state == "done"
+    record = decode_record(env.store.record(match.id))
+    state = get_game("hollywood-gin").new_match(LIVE_SEED, seats=2, options=options)
+    for action in record.actions:
+        state.apply_checked(action.text)
+    public = [str(e) for e in state.events if e.visible_to is None]
+    hidden = hidden_after_public_events(list(state.events), seats=2)
+    counts = [len(s.events) for s in snapshots]
+    assert counts == sorted(counts), "the list of events only grows"
+    growing = {c for c in while_running if 0 < c < len(public)}
+    assert len(growing) >= 3, f"few updates seen while it ran: {while_running}"
+    for snap in snapshots:
+        k = len(snap.events)
+        assert snap.events == public[:k], "the page lists the public events, in order"
+        assert not snap.cards & hidden[k], (k, sorted(snap.cards & hidden[k]))
+    assert len(set().union(*(hidden[k] for k in counts))) > 20, "hidden hands were checked"
+    assert len(snapshots[-1].events) == len(public)

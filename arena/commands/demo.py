@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
+from arena.commands import add_command, examples
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 #: The example bots entered in every game: (name prefix, file).
@@ -30,9 +31,18 @@ GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "demo",
         help="register the example bots and play a small tournament in each of the four games",
+        description="Register the example bots and play a small round robin in each of the "
+        "four games, with the embedded Postgres and Redis under ARENA_HOME (or the configured "
+        "ones) and a local worker; print each game's standings and how to look at a match.",
+        examples=examples(
+            "arena demo",
+            "arena demo --games 1 --quiet",
+            "ARENA_HOME=/tmp/arena-demo arena demo --seed 7",
+        ),
     )
     p.add_argument(
         "--games",
@@ -42,7 +52,9 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="matches per table (default: 2 in Hollywood Gin, 3 in the others)",
     )
     p.add_argument("--seed", type=int, default=2026, help="seed of the deals (default 2026)")
-    p.add_argument("--concurrency", type=int, default=2, help="matches at once in the local worker")
+    p.add_argument(
+        "--concurrency", type=int, default=2, help="matches at once in the local worker (default 2)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=cmd_demo)
 
@@ -76,6 +88,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.games is not None and args.games < 1:
         raise CommandError("--games must be at least 1")
+    if args.concurrency < 1:
+        raise CommandError("--concurrency must be at least 1")
     console = Console(stderr=True)
     with platform(workers=1, concurrency=args.concurrency) as running:
         store = running.store

@@ -357,15 +357,19 @@ def seat_outcome(over: Any, notices: list[dict[str, str]]) -> str:
 
 
 def session_error(address: str, exc: Exception) -> CommandError:
-    """A failed bot stream as one line: exit 3 when no referee answers at ``address``."""
+    """A failed bot stream as one line: exit 3 when no referee answers at ``address`` (at
+    once, or after the SDK's rejoin or reconnect window)."""
     import grpc
+
+    from bots.sdk.client import RefereeUnreachable
 
     cause = exc.__cause__
     code = cause.code() if isinstance(cause, grpc.aio.AioRpcError) else None
-    if code == grpc.StatusCode.UNAVAILABLE:
+    if isinstance(exc, RefereeUnreachable) or code == grpc.StatusCode.UNAVAILABLE:
+        lost = f" ({exc})" if isinstance(exc, RefereeUnreachable) else ""
         return ServerUnavailable(
-            f"no referee answers at {address}: start one with `arena referee --port PORT`, "
-            "or pass the --referee HOST:PORT of a running one"
+            f"no referee answers at {address}{lost}: start one with `arena referee --port "
+            "PORT`, or pass the --referee HOST:PORT of a running one"
         )
     if code == grpc.StatusCode.PERMISSION_DENIED:
         return CommandError(

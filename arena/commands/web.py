@@ -5,17 +5,20 @@ terminal), ``arena export`` (a match's record as JSON) and ``arena bench web``
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import re
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands.db import with_store
+from arena.commands import add_command, examples, json_argument
+from arena.commands.db import store_errors, with_store
+from worker.store import Store
 
 if TYPE_CHECKING:
     from arena.web.replay import StoredMatch
-    from worker.store import Store
 
 #: A card in C2 notation, in event and action texts.
 CARD = re.compile(r"(?<![A-Za-z0-9=])(JK=)?([A2-9TJQK][CDHS]|JK)(?![A-Za-z0-9])")
@@ -25,43 +28,91 @@ SUIT_STYLE = {"C": "green", "D": "blue", "H": "red", "S": "bold", "K": "magenta"
 
 def register(sub: Any, bench_sub: Any) -> None:
     """Add this module's commands."""
-    w = sub.add_parser("web", help="the web viewer: leaderboards, tournaments, bots, replays")
+    w = add_command(
+        sub,
+        "web",
+        help="the web viewer: leaderboards, tournaments, bots, replays, live matches",
+        examples=examples(
+            "arena web",
+            "arena web --host 0.0.0.0 --port 8080",
+            "ARENA_DATABASE_URL=postgresql://arena@db.example/arena arena web --port 0",
+        ),
+    )
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
     w.set_defaults(func=cmd_web)
 
-    r = sub.add_parser("replay", help="a stored match move by move, cards in colour")
+    r = add_command(
+        sub,
+        "replay",
+        help="a stored match move by move, cards in colour (its JSON: arena export)",
+        examples=examples("arena replay 12", "arena replay 12 --seat 1", "arena replay 12 --step"),
+    )
     r.add_argument("id", type=int, help="the match's id in the store")
     r.add_argument("--seat", type=int, default=None, help="only what this seat knew")
     r.add_argument("--step", action="store_true", help="wait for Enter between moves")
     r.set_defaults(func=cmd_replay)
 
-    e = sub.add_parser("export", help="a stored match's record as JSON (docs/viewer.md)")
+    e = add_command(
+        sub,
+        "export",
+        help="a stored match's record as JSON, the form of docs/viewer.md",
+        examples=examples("arena export 12 > match-12.json", "arena export 12 | jq .seed"),
+    )
     e.add_argument("id", type=int, help="the match's id in the store")
-    e.add_argument("--format", choices=["json"], default="json")
+    e.add_argument("--format", choices=["json"], default="json", help="the form (default json)")
     e.set_defaults(func=cmd_export)
 
-    b = bench_sub.add_parser("web", help="server time of the replay and the leaderboard")
+    b = add_command(
+        bench_sub,
+        "web",
+        help="server time of the replay and the leaderboard, on a scratch database",
+        examples=examples("arena bench web", "arena bench web --requests 20 --json"),
+    )
     b.add_argument("--requests", type=int, default=30, help="timed requests per page (default 30)")
     b.add_argument("--bots", type=int, default=1000, help="bots on the leaderboard (default 1000)")
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    json_argument(b, "the figures")
     b.set_defaults(func=cmd_bench)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (0: any free port), bound here so that a port
+    in use is one line, not a server's traceback."""
+    if not 0 <= port <= 65535:
+        raise CommandError(f"--port must be between 0 and 65535, not {port}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CommandError(
+                f"port {port} on {host} is in use: stop what listens there, or pass another "
+                "--port (0: any free port)"
+            ) from None
+        raise CommandError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
     from arena.web.app import create_app
-    from worker import broker
+    from worker import broker, db
 
-    def body(store: Store) -> int:
-        with broker.redis_url() as redis:
-            app = create_app(store, redis_url=redis)
-            print(f"arena web: open http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
-            uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-        return 0
-
-    return with_store(body)
+    listener = listen(args.host, args.port)
+    with (
+        listener,
+        store_errors(),
+        db.database_url() as url,
+        Store.open(url) as store,
+        broker.redis_url() as redis,
+    ):
+        port = listener.getsockname()[1]
+        config = uvicorn.Config(
+            create_app(store, redis_url=redis), host=args.host, port=port, log_level="warning"
+        )
+        print(f"arena web: open http://{args.host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+        uvicorn.Server(config).run(sockets=[listener])
+    return 0
 
 
 def _load(store: Store, match_id: int) -> StoredMatch:
@@ -162,7 +213,10 @@ def _print_step(console: Any, f: dict[str, Any], seat: int | None) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from arena.bench.web import run
 
-    figures = run(requests=args.requests, bots=args.bots)
+    if args.requests < 1 or args.bots < 1:
+        raise CommandError("--requests and --bots must be at least 1")
+    with store_errors(redis=False):
+        figures = run(requests=args.requests, bots=args.bots)
     if args.json:
         print(json.dumps(figures))
         return 0

@@ -47,6 +47,12 @@ class BotSessionError(RuntimeError):
     """The referee ended the session with an error status."""
 
 
+class RefereeUnreachable(BotSessionError):
+    """No referee answers at the address: the connection dropped (or never opened) and
+    rejoining or reconnecting failed for as long as it is tried; the gRPC error is its
+    ``__cause__``."""
+
+
 class _Seat:
     """What a session knows of its seat, kept across rejoins."""
 
@@ -92,10 +98,10 @@ async def play(
                     deadline = loop_time + REJOIN_S
                     state.welcomed = False
                 if loop_time > deadline:
-                    raise BotSessionError(
+                    raise RefereeUnreachable(
                         f"the connection to the referee dropped and rejoining failed for "
                         f"{REJOIN_S:.0f} s: {exc.details()}"
-                    ) from None
+                    ) from exc
                 log.warning("the connection to the referee dropped (%s); rejoining", exc.details())
                 call.cancel()
                 await asyncio.sleep(0.2)
@@ -206,9 +212,9 @@ async def serve(
 
     A match whose play fails is logged; the session goes on. If the connection drops,
     reconnect (with backoff) for up to :data:`RECONNECT_S` seconds, then give up with
-    BotSessionError, as at once for a key the referee does not know. Returns when the
-    referee ends the session (closed, taken over by another process, or the referee
-    shutting down) and the matches in progress have ended."""
+    :class:`RefereeUnreachable`; a key the referee does not know is a BotSessionError at
+    once. Returns when the referee ends the session (closed, taken over by another
+    process, or the referee shutting down) and the matches in progress have ended."""
     own = channel is None
     chan = channel or grpc.aio.insecure_channel(referee)
     request = bot_pb2.ServeRequest(key=key, agent=_agent(make_bot)).SerializeToString()
@@ -245,10 +251,10 @@ async def serve(
                 now = loop.time()
                 deadline = deadline or now + RECONNECT_S
                 if now > deadline:
-                    raise BotSessionError(
+                    raise RefereeUnreachable(
                         f"the session's connection to the referee dropped and reconnecting "
                         f"failed for {RECONNECT_S:.0f} s: {exc.details()}"
-                    ) from None
+                    ) from exc
                 log.warning("the session's connection dropped (%s); reconnecting", exc.details())
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, RECONNECT_BACKOFF_S)
