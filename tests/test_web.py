@@ -6,9 +6,11 @@ corrupt matches."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from starlette.testclient import TestClient
 
 from arena.bench.web import add_bots, store_played_match
 from arena.cli import main
+from arena.web import app as web_app
 from arena.web.app import create_app
 from arena.web.replay import frame, load, to_json
 from referee.cards import Card
@@ -23,6 +26,8 @@ from referee.engine import GameState
 from referee.games import game_names, get_game
 from referee.wire import decode_record
 from tests.knowledge import NEW_HAND, Knowledge
+from tests.store_fixtures import finished_match
+from worker.ratings import ELO_PER_NAT, INITIAL_RATING
 from worker.store import ScheduledMatch, Store
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -158,6 +163,123 @@ def test_leaderboard_shows_a_ladder_rating_with_its_interval(
     assert "Ladder <strong>hollywood-gin</strong>" in page.text and "95%" in page.text
 
 
+def cells_of(page: str, table_id: str) -> list[list[str]]:
+    """The text of each body row's cells of the table with id ``table_id``."""
+    body = page.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0].split("<tbody>", 1)[1]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    return [
+        [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)]
+        for r in rows
+    ]
+
+
+def decided(store: Store, seats: list[int], ranks: tuple[int, ...], tid: int | None = None) -> int:
+    """A finished, rated Hollywood Gin match of ``seats`` with the given ranks (no actions)."""
+    match = store.create_match("hollywood-gin", seats, seed=1, tournament_id=tid)
+    assert store.claim_match("t", match_id=match.id) is not None
+    scores = [100 if r == 0 else 0 for r in ranks]
+    assert store.finish_match(match.id, "t", finished_match("hollywood-gin", ranks, scores))
+    return match.id
+
+
+def test_leaderboard_trend_is_the_elo_change_over_the_last_rated_matches(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    hg = world.versions["hollywood-gin"]
+    for i in range(12):  # bot 0 wins three in four: 16 rated matches in all
+        decided(store, hg, (0, 1) if i % 4 != 3 else (1, 0))
+    page = client.get("/leaderboard/hollywood-gin").text
+    rows = {row[1]: row for row in cells_of(page, "leaderboard")}
+    arrows = []
+    for v in hg:
+        history = store.rating_history("hollywood-gin", v)
+        assert len(history) == 16
+        change = round(history[-1][3] - history[-10][2])
+        assert change != round(history[-1][3] - history[0][2])  # the window is ten matches
+        arrow = "▲" if change > 0 else "▼" if change < 0 else "▶"
+        arrows.append(arrow)
+        label = store.labels([v])[v]
+        assert rows[label][3] == f"{arrow} {change:+d}", rows[label]
+        # a shorter window looks back over the newest updates only
+        last_two = history[-2:]
+        assert store.rating_trends("hollywood-gin", 2)[v] == pytest.approx(
+            (last_two[-1][3] - last_two[0][2], 2)
+        )
+    assert arrows == ["▲", "▼"]
+    assert "trend" in client.get("/leaderboard/flip-flop").text
+
+
+def test_tournament_shows_how_likely_each_bot_is_stronger_than_each_other(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    hg = world.versions["hollywood-gin"]
+    for i in range(5):
+        decided(store, hg, (0, 1) if i else (1, 0), world.tournament)
+    page = client.get(f"/tournaments/{world.tournament}").text
+    fit = store.bradley_terry_fit(tournament_id=world.tournament)
+    # the fit is the standings' own: the same strengths on the Elo scale
+    standings = {s.player: s.rating for s in store.standings(tournament_id=world.tournament)}
+    index = {p: i for i, p in enumerate(fit.players)}
+    for player, rating in standings.items():
+        assert rating == pytest.approx(INITIAL_RATING + ELO_PER_NAT * fit.strength[index[player]])
+    labels = store.labels(list(fit.players))
+    rows = {row[1]: row[2:] for row in cells_of(page, "likelihoods")}
+    order = [re.sub(r"<[^>]+>", "", r[1]) for r in cells_of(page, "standings")]
+    by_label = {labels[p]: p for p in fit.players}
+    assert set(rows) == set(by_label) and len(order) == 2
+    for a_label, cells in rows.items():
+        for b_label, text in zip(order, cells, strict=True):
+            if a_label == b_label:
+                assert text == "·"
+                continue
+            i, j = index[by_label[a_label]], index[by_label[b_label]]
+            diff = float(fit.strength[i] - fit.strength[j])
+            expected = NormalDist().cdf(diff / fit.difference_sd(i, j))
+            assert text == f"{expected:.2f}", (a_label, b_label)
+    a, b = order
+    assert float(rows[a][1]) + float(rows[b][0]) == pytest.approx(1.0, abs=0.011)
+    assert a == "hollywood-gin-bot-0@v1" and 0.5 < float(rows[a][1]) < 1.0
+    assert "stronger than" in page and page.count("background:hsl(") >= 4
+
+
+def test_bot_page_counts_faults_and_decision_time_percentiles(
+    world: World, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = world.store
+    version = world.versions["hollywood-gin"][0]
+    played = store.recent_matches(version, limit=200)
+    assert len(played) == 4
+    timed_out, crashed = played[0], played[1]
+    with store.pool.connection() as conn:
+        for m, status in ((timed_out, "timeout"), (crashed, "crashed")):
+            conn.execute(
+                "UPDATE match_seats SET status = %s WHERE match_id = %s AND seat = %s",
+                (status, m.match_id, m.seat),
+            )
+    page = client.get("/bots/hollywood-gin-bot-0").text
+    assert cells_of(page, "health") == [["1", "0", "1", "0"]]
+    assert (
+        "<th>timeouts</th><th>illegal actions</th><th>crashes</th><th>disconnections</th>" in page
+    )
+
+    def expected(matches: list[Any]) -> list[str]:
+        times = sorted(
+            a.think_us
+            for m in matches
+            for a in decode_record(store.record(m.match_id)).actions
+            if a.seat == m.seat and a.source not in ("forced", "forfeited")
+        )
+        ranks = [times[math.ceil(q * len(times)) - 1] for q in (0.5, 0.9, 0.99)]
+        return [str(len(times)), str(len(matches))] + [f"{t / 1000:.1f} ms" for t in ranks]
+
+    assert cells_of(page, "decision-times") == [expected(played)]
+    monkeypatch.setattr(web_app, "DECISION_MATCHES", 2)  # only the newest two are read
+    page = client.get("/bots/hollywood-gin-bot-0").text
+    assert cells_of(page, "decision-times") == [expected(played[:2])]
+
+
 # -- replay frames against the engine ------------------------------------------------------
 
 
@@ -203,6 +325,53 @@ def test_hollywood_score_sheet_has_three_columns(world: World, client: TestClien
     columns = state.view(0).columns
     assert [int(c.split()[0]) for c in table["scores"]["rows"][0][1:4]] == [
         col[0] for col in columns
+    ]
+
+
+def course_totals(game: str, view: Any) -> list[dict[str, int]]:
+    """What the course of a match charts, read here from a seat's view of the engine."""
+    if game == "hollywood-gin":
+        return [{f"seat {s}": x for s, x in enumerate(col)} for col in view.columns]
+    if game == "flip-flop":
+        return [
+            {f"seat {p.seat}": p.bankroll for p in view.players},
+            dict(zip(("game", "flip", "flop"), view.pots, strict=True)),
+        ]
+    return [{f"seat {s}": x for s, x in enumerate(view.scores)}]
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_replay_charts_the_course_hand_by_hand(world: World, client: TestClient, game: str) -> None:
+    match_id = world.matches[game]
+    summary = client.get(f"/api/matches/{match_id}").json()
+    course = summary["course"]
+    points = course["points"]
+    assert points[0] == {"step": 0, "label": "deal"} and points[-1]["step"] == summary["steps"]
+    unit = "round" if game == "flip-flop" else "hand"
+    assert [p["label"] for p in points[1:]] == [f"{unit} {k}" for k in range(1, len(points))]
+    end = engine_at(world, match_id, summary["steps"])
+    view = end.view(0)
+    hands = {"flip-flop": "round", "rummy-500": "hands_played"}.get(game, "hand_number")
+    assert len(points) - 1 == getattr(view, hands)
+    for k, point in enumerate(points):
+        totals = course_totals(game, engine_at(world, match_id, point["step"]).view(0))
+        charted = [
+            {series["name"]: series["values"][k] for series in panel["series"]}
+            for panel in course["panels"]
+        ]
+        assert charted == totals, (game, point)
+    assert client.get(f"/api/matches/{match_id}?seat=0").json()["course"] == course
+    page = client.get(f"/matches/{match_id}?step=5").text
+    assert 'id="course"' in page
+    assert page.count('class="series series-') == sum(len(p["series"]) for p in course["panels"])
+    cursor = 5 / summary["steps"] * 320
+    assert f'class="now" x1="{cursor:.1f}"' in page
+    assert 'id="play"' in page and "space: play/pause" in page
+    assert re.findall(r'<option value="([\d.]+)"', page.split('id="speed"')[1]) == [
+        "0.5",
+        "1",
+        "2",
+        "4",
     ]
 
 

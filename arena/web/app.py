@@ -10,6 +10,7 @@ import math
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -30,13 +31,27 @@ from arena.web import replay
 from referee.games import game_names, get_game
 
 if TYPE_CHECKING:
-    from worker.store import Match, Store
+    from worker.ratings import BradleyTerryFit
+    from worker.store import Match, SeatMatch, Store
 
 HERE = Path(__file__).parent
 #: HTTP status of each reason a match cannot be shown.
 STATUS = {"missing": 404, "held": 403, "unfinished": 409, "corrupt": 422}
 #: Matches a listing shows.
 LIST_LIMIT = 200
+#: Rated matches a leaderboard's trend looks back over.
+TREND_MATCHES = 10
+#: Finished matches whose records the bot page reads for its decision times.
+DECISION_MATCHES = 50
+#: Action sources that were no decision of the bot (only one legal action, or forfeited).
+NOT_DECIDED = frozenset({"forced", "forfeited"})
+#: The seat statuses a bot page counts as faults, with what each is called there.
+FAULTS = (
+    ("timeout", "timeouts"),
+    ("invalid", "illegal actions"),
+    ("crashed", "crashes"),
+    ("disconnected", "disconnections"),
+)
 
 
 def _env() -> Environment:
@@ -83,6 +98,7 @@ class Viewer:
         if game not in game_names():
             raise replay.Unavailable("missing", f"there is no game {game!r}")
         elo = self.store.ratings(game)
+        trends = self.store.rating_trends(game, TREND_MATCHES)
         ladder, pool = ladder_rows(self.store, game)
         rows = []
         if ladder is not None:
@@ -90,6 +106,7 @@ class Viewer:
                 row: dict[str, Any] = {
                     "label": r.label,
                     "elo": r.elo,
+                    "trend": _trend(trends.get(r.version)),
                     "games": r.games,
                     "last": r.last_played_at,
                     "rating": None,
@@ -101,8 +118,18 @@ class Viewer:
                     )
                 rows.append(row)
         else:
-            rows = [{"label": r.label, "elo": r.rating, "games": r.games} for r in elo]
-        return self.page("leaderboard.html", game=game, ladder=ladder, rows=rows)
+            rows = [
+                {
+                    "label": r.label,
+                    "elo": r.rating,
+                    "trend": _trend(trends.get(r.bot_version_id)),
+                    "games": r.games,
+                }
+                for r in elo
+            ]
+        return self.page(
+            "leaderboard.html", game=game, ladder=ladder, rows=rows, trend_matches=TREND_MATCHES
+        )
 
     def tournaments(self, request: Request) -> Response:
         items = self.store.list_tournaments(limit=200)
@@ -113,6 +140,7 @@ class Viewer:
 
     def tournament(self, request: Request) -> Response:
         from arena.commands.tournament import standings_of
+        from worker.ratings import NoFiniteFit
         from worker.store import StoreError
 
         tid = request.path_params["id"]
@@ -132,21 +160,24 @@ class Viewer:
                     cells.append({"text": "·" if other == line.version else "–", "style": ""})
                     continue
                 share = points / games
-                hue = round(120 * share)  # red (lost all) to green (won all)
-                cells.append(
-                    {
-                        "text": f"{points:g}/{games}",
-                        "style": f"background:hsl({hue},70%,80%)",
-                        "title": f"{share:.0%} of the points",
-                    }
-                )
+                cells.append(_heat(share, f"{points:g}/{games}", f"{share:.0%} of the points"))
             cross.append(cells)
+        likelihoods = None
+        if any(line.matches for line in table.lines):
+            try:
+                fit = self.store.bradley_terry_fit(tournament_id=tid)
+            except NoFiniteFit:
+                fit = None
+            if fit is not None:
+                labels = {line.version: line.label for line in table.lines}
+                likelihoods = _likelihoods(fit, order, labels)
         return self.page(
             "tournament.html",
             t=t,
             progress=self.store.tournament_progress(tid),
             table=table,
             cross=cross,
+            likelihoods=likelihoods,
             matches=self._match_rows(self.store.list_matches(tournament_id=tid, limit=50)),
         )
 
@@ -174,7 +205,9 @@ class Viewer:
             latest=latest,
             recent=recent[:20],
             health=sorted(health.items()),
+            faults=[(name, health[status]) for status, name in FAULTS],
             played=sum(health.values()),
+            times=_decision_times(self.store, recent),
         )
 
     def matches(self, request: Request) -> Response:
@@ -218,12 +251,14 @@ class Viewer:
             raise replay.Unavailable("missing", f"match {match_id} has no seat {seat}")
         step = _int(request.query_params.get("step")) or 0
         step = max(0, min(step, len(stored.record.actions)))
+        info = replay.summary(stored, seat=seat)
         return self.page(
             "replay.html",
             m=stored.match,
-            info=replay.summary(stored, seat=seat),
+            info=info,
             seat=seat,
             step=step,
+            course=_course_chart(info["course"], step),
         )
 
     def live(self, request: Request) -> Response:
@@ -289,13 +324,13 @@ class Viewer:
                 match_pb2.WatchMatchRequest(match_id=where["match"]), metadata=metadata
             )
             try:
+                n = 0  # the event's place: a browser that reconnects is sent them all again
                 async for update in call:
                     if update.HasField("event"):
                         e = update.event
-                        yield _sse(
-                            "event",
-                            {"seat": e.seat if e.HasField("seat") else None, "text": e.text},
-                        )
+                        seat = e.seat if e.HasField("seat") else None
+                        yield _sse("event", {"n": n, "seat": seat, "text": e.text})
+                        n += 1
                     elif update.HasField("result"):
                         break
             except grpc.RpcError as exc:
@@ -364,6 +399,125 @@ def _chart(history: list[tuple[int, int, float, float]]) -> dict[str, Any]:
         "low": math.floor(low),
         "high": math.ceil(high),
         "n": len(history),
+    }
+
+
+def _trend(change: tuple[float, int] | None) -> dict[str, Any] | None:
+    """A leaderboard's trend (``rating_trends``: Elo change, rated matches) as an arrow,
+    the signed change and how many matches it spans."""
+    if change is None:
+        return None
+    delta, n = change
+    rounded = round(delta)
+    kind = "up" if rounded > 0 else "down" if rounded < 0 else "flat"
+    arrow = {"up": "▲", "down": "▼", "flat": "▶"}[kind]
+    return {"arrow": arrow, "text": f"{rounded:+d}", "kind": kind, "n": n}
+
+
+def _heat(share: float, text: str, title: str) -> dict[str, str]:
+    """A heat-map cell: red for a share of 0, through yellow, to green for 1."""
+    hue = round(120 * share)
+    return {"text": text, "style": f"background:hsl({hue},70%,80%)", "title": title}
+
+
+def _likelihoods(
+    fit: BradleyTerryFit, order: list[int], labels: dict[int, str]
+) -> list[list[dict[str, str]]]:
+    """For each pair of ``order`` (bot versions) the probability that the line's bot is
+    stronger than the column's under the batch fit, ``Φ((θa − θb) / sd(θa − θb))``, as
+    heat-map cells (a bot the fit does not rate gets dashes)."""
+    normal = NormalDist()
+    index = {player: i for i, player in enumerate(fit.players)}
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            i, j = index.get(a), index.get(b)
+            if a == b or i is None or j is None:
+                cells.append({"text": "·" if a == b else "–", "style": "", "title": ""})
+                continue
+            diff, sd = float(fit.strength[i] - fit.strength[j]), fit.difference_sd(i, j)
+            p = normal.cdf(diff / sd) if sd > 0 else 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+            title = f"P({labels.get(a, a)} stronger than {labels.get(b, b)}) = {p:.3f}"
+            cells.append(_heat(p, f"{p:.2f}", title))
+        rows.append(cells)
+    return rows
+
+
+def _percentile(ordered: list[int], q: float) -> int:
+    """The nearest-rank ``q`` quantile (0 < q ≤ 1) of sorted values."""
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _decision_times(store: Store, recent: list[SeatMatch]) -> dict[str, Any] | None:
+    """Percentiles of a bot version's thinking time per decision over its latest
+    finished matches (``recent``, newest first; :data:`DECISION_MATCHES` of them), from
+    their records' per-action times at its seats; actions it did not choose (forced,
+    forfeited) are left out."""
+    from referee.wire import decode_record
+
+    seats: dict[int, set[int]] = {}
+    for m in recent:
+        if m.state == "done" and (m.match_id in seats or len(seats) < DECISION_MATCHES):
+            seats.setdefault(m.match_id, set()).add(m.seat)
+    if not seats:
+        return None
+    times: list[int] = []
+    unreadable = 0
+    for entry in store.records(list(seats), decode=decode_record):
+        if entry.value is None:
+            unreadable += 1
+            continue
+        mine = seats[entry.match_id]
+        times += [
+            a.think_us
+            for a in entry.value.actions
+            if a.seat in mine and a.source not in NOT_DECIDED
+        ]
+    times.sort()
+    out: dict[str, Any] = {"matches": len(seats) - unreadable, "decisions": len(times)}
+    out["unreadable"] = unreadable
+    if times:
+        for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+            out[name] = _percentile(times, q) / 1000
+    return out
+
+
+def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | None:
+    """A match's course (``replay.course``) as SVG polylines, one small chart per panel
+    in a 320×100 box, x by step so that a cursor can mark the step shown."""
+    if course is None or len(course["points"]) < 2:
+        return None
+    width, height = 320, 100
+    steps = max(course["steps"], 1)
+    xs = [p["step"] / steps * width for p in course["points"]]
+    panels = []
+    for panel in course["panels"]:
+        values = [v for series in panel["series"] for v in series["values"]]
+        low, high = min(values), max(values)
+        span = max(high - low, 1)
+        series = []
+        for k, line in enumerate(panel["series"]):
+            ys = [height - (v - low) / span * (height - 10) - 5 for v in line["values"]]
+            series.append(
+                {
+                    "name": line["name"],
+                    "colour": k,
+                    "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True)),
+                    "dots": [
+                        (x, y, f"{p['label']}: {line['name']} {v}")
+                        for x, y, v, p in zip(xs, ys, line["values"], course["points"], strict=True)
+                    ],
+                }
+            )
+        panels.append({"title": panel["title"], "low": low, "high": high, "series": series})
+    return {
+        "width": width,
+        "height": height,
+        "steps": course["steps"],
+        "cursor": step / steps * width,
+        "hands": len(course["points"]) - 1,
+        "panels": panels,
     }
 
 

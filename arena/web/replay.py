@@ -49,6 +49,8 @@ class StoredMatch:
     labels: tuple[str, ...]
     record: MatchRecord
     results: tuple[Any, ...]
+    #: The record's stored bytes (they key the cache of the match's course).
+    data: bytes = b""
 
 
 def held_back(store: Store, match: Match) -> bool:
@@ -81,7 +83,8 @@ def load(store: Store, match_id: int) -> StoredMatch:
             "finished: its record shows the deal the others are still playing",
         )
     try:
-        record = _DECODED[store.record(match_id)]
+        data = store.record(match_id)
+        record = _DECODED[data]
         new_state(record)
     except StoreError as exc:
         raise Unavailable("corrupt", f"match {match_id}'s record cannot be read: {exc}") from exc
@@ -95,6 +98,7 @@ def load(store: Store, match_id: int) -> StoredMatch:
         tuple(labels.get(v, str(v)) for v in match.seats),
         record,
         tuple(store.seat_results(match_id)),
+        data,
     )
 
 
@@ -219,7 +223,93 @@ def summary(stored: StoredMatch, *, seat: int | None = None) -> dict[str, Any]:
             }
             for a in record.actions
         ],
+        "course": _COURSES[stored.data] if stored.data else course(record),
     }
+
+
+# -- the course of a match -----------------------------------------------------------------
+
+
+def _hollywood_totals(v: Any) -> tuple[int, list[tuple[str, dict[str, int]]]]:
+    columns = [
+        (f"column {j + 1}", {f"seat {s}": c for s, c in enumerate(col)})
+        for j, col in enumerate(v.columns)
+    ]
+    return v.hand_number, columns
+
+
+def _gin_three_totals(v: Any) -> tuple[int, list[tuple[str, dict[str, int]]]]:
+    return v.hand_number, [("scores", {f"seat {s}": x for s, x in enumerate(v.scores)})]
+
+
+def _rummy500_totals(v: Any) -> tuple[int, list[tuple[str, dict[str, int]]]]:
+    return v.hands_played, [("scores", {f"seat {s}": x for s, x in enumerate(v.scores)})]
+
+
+def _flip_flop_totals(v: Any) -> tuple[int, list[tuple[str, dict[str, int]]]]:
+    game, flip, flop = v.pots
+    return v.round, [
+        ("bankrolls", {f"seat {p.seat}": p.bankroll for p in v.players}),
+        ("pots", {"game": game, "flip": flip, "flop": flop}),
+    ]
+
+
+#: Per game: what a hand (or round) is called, and from a public view its number and
+#: the totals the course charts (every seat sees them, so any seat's view serves).
+_TOTALS = {
+    "hollywood-gin": ("hand", _hollywood_totals),
+    "gin-three": ("hand", _gin_three_totals),
+    "rummy-500": ("hand", _rummy500_totals),
+    "flip-flop": ("round", _flip_flop_totals),
+}
+
+
+def course(record: MatchRecord) -> dict[str, Any] | None:
+    """The match's course for its chart, from one re-run of the record: the totals at the
+    deal and after each hand (Flip Flop: round), with the step each was reached at, as
+    ``points`` (step, label) and ``panels`` (title, series of one value per point)."""
+    known = _TOTALS.get(record.game)
+    if known is None:
+        return None
+    unit, totals = known
+    state = new_state(record)
+    number, panels = totals(state.view(0))
+    points = [{"step": 0, "label": "deal"}]
+    samples = [panels]
+    step = 0
+    try:
+        for step, _ in enumerate(replay(state, [a.index for a in record.actions]), start=1):
+            now, panels = totals(state.view(0))
+            if now != number or (step == len(record.actions) and panels != samples[-1]):
+                number = now
+                points.append({"step": step, "label": f"{unit} {len(points)}"})
+                samples.append(panels)
+    except EngineError:
+        return None
+    if points[-1]["step"] != step:
+        # the last action ended the last hand without starting another
+        points.append({"step": step, "label": f"{unit} {len(points)}"})
+        samples.append(totals(state.view(0))[1])
+    return {
+        "steps": len(record.actions),
+        "points": points,
+        "panels": [
+            {
+                "title": title,
+                "series": [
+                    {"name": name, "values": [sample[k][1][name] for sample in samples]}
+                    for name in series
+                ],
+            }
+            for k, (title, series) in enumerate(samples[0])
+        ],
+    }
+
+
+#: Courses by the record's bytes: the replay page and its summary ask for the same one.
+_COURSES: BoundedCache[bytes, dict[str, Any] | None] = BoundedCache(
+    lambda data: course(_DECODED[data]), limit=32
+)
 
 
 def export(stored: StoredMatch) -> dict[str, Any]:

@@ -13,7 +13,13 @@ from typing import Any
 import psycopg
 
 from worker import ratings
-from worker.ratings import INITIAL_RATING, DuplicateStanding, PairwiseTally, Standing
+from worker.ratings import (
+    INITIAL_RATING,
+    BradleyTerryFit,
+    DuplicateStanding,
+    PairwiseTally,
+    Standing,
+)
 from worker.store.base import StoreBase, StoreError
 
 
@@ -64,6 +70,24 @@ class RatingStore(StoreBase):
             ).fetchall()
         )
         return [(int(s), int(m), float(b), float(a)) for s, m, b, a in rows]
+
+    def rating_trends(self, game: str, last: int = 10) -> dict[int, tuple[float, int]]:
+        """Each rated bot version's Elo change over its last ``last`` updates in ``game``
+        (its latest rating less its rating before the earliest of them), with how many
+        updates that is: one index walk per version, not a scan of the game's history."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT r.bot_version_id, t.change, t.n FROM ratings r CROSS JOIN LATERAL ("
+                " SELECT (array_agg(h.rating_after ORDER BY h.finish_seq DESC))[1]"
+                " - (array_agg(h.rating_before ORDER BY h.finish_seq))[1] AS change,"
+                " count(*) AS n FROM (SELECT finish_seq, rating_before, rating_after"
+                " FROM rating_history WHERE game = r.game AND bot_version_id = r.bot_version_id"
+                " ORDER BY finish_seq DESC LIMIT %s) h) t"
+                " WHERE r.game = %s AND t.n > 0",
+                (last, game),
+            ).fetchall()
+        )
+        return {int(v): (float(change), int(n)) for v, change, n in rows}
 
     def recompute_ratings(
         self, game: str, *, k: float | None = None, batch_size: int = 50_000
@@ -179,18 +203,12 @@ class RatingStore(StoreBase):
             raise StoreError("give a game, a tournament or a ladder")
         return " AND ".join(where), params
 
-    def standings(
-        self,
-        *,
-        game: str | None = None,
-        tournament_id: int | None = None,
-        ladder_id: int | None = None,
-        prior_draws: float = 1.0,
-    ) -> list[Standing]:
-        """Batch Bradley–Terry ratings over every stored result of a game, tournament or
-        ladder (a pool), with 95% intervals; independent of completion order. The pairwise
-        games of one match, or of one duplicate set, form one cluster (they are correlated,
-        which the intervals account for)."""
+    def _tally(
+        self, game: str | None, tournament_id: int | None, ladder_id: int | None
+    ) -> PairwiseTally:
+        """The pairwise games of a pool's stored results. The games of one match, or of one
+        duplicate set, form one cluster (they are correlated, which the intervals account
+        for)."""
         where, params = self._scope(game, tournament_id, ladder_id)
 
         def op(conn: psycopg.Connection) -> PairwiseTally:
@@ -201,7 +219,33 @@ class RatingStore(StoreBase):
                     tally.add_match([ratings.SeatResult(v, r, f) for v, r, _, f in seats], cluster)
             return tally
 
-        return ratings.bradley_terry(self._run(op), prior_draws=prior_draws)
+        return self._run(op)
+
+    def standings(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        prior_draws: float = 1.0,
+    ) -> list[Standing]:
+        """Batch Bradley–Terry ratings over every stored result of a game, tournament or
+        ladder (a pool), with 95% intervals; independent of completion order."""
+        tally = self._tally(game, tournament_id, ladder_id)
+        return ratings.bradley_terry(tally, prior_draws=prior_draws)
+
+    def bradley_terry_fit(
+        self,
+        *,
+        game: str | None = None,
+        tournament_id: int | None = None,
+        ladder_id: int | None = None,
+        prior_draws: float = 1.0,
+    ) -> BradleyTerryFit:
+        """The batch fit behind :meth:`standings`: every player's strength relative to the
+        pool mean and their covariance, for comparing any two players."""
+        tally = self._tally(game, tournament_id, ladder_id)
+        return ratings.fit_bradley_terry(tally, prior_draws=prior_draws)
 
     def duplicate_standings(
         self,

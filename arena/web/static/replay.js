@@ -11,6 +11,10 @@
   const cache = new Map();
   let step = Number(root.dataset.step);
   let wanted = step;
+  let playing = false;
+  let timer = null;
+  const playButton = document.getElementById("play");
+  const speedSelect = document.getElementById("speed");
 
   function url(n) {
     return `/api/matches/${matchId}/steps/${n}${seat === null ? "" : "?seat=" + seat}`;
@@ -135,6 +139,14 @@
       u.searchParams.set("step", n);
       a.href = u.pathname + u.search;
     }
+    const course = document.getElementById("course");
+    if (course) {
+      const x = ((n / Math.max(1, Number(course.dataset.steps))) * Number(course.dataset.width)).toFixed(1);
+      for (const line of course.querySelectorAll(".now")) {
+        line.setAttribute("x1", x);
+        line.setAttribute("x2", x);
+      }
+    }
     for (const li of document.querySelectorAll("#moves li")) {
       li.classList.toggle("current", Number(li.dataset.step) === n);
     }
@@ -143,6 +155,26 @@
     if (n + 1 <= steps) fetchFrame(n + 1); // the next step is usually asked for next
   }
 
+  // Playing steps forward on a timer: one step a second at 1×, each after the last is drawn.
+  function setPlaying(on) {
+    playing = on && step < steps;
+    clearTimeout(timer);
+    playButton.textContent = playing ? "❚❚ pause" : "▶ play";
+    playButton.setAttribute("aria-pressed", String(playing));
+    root.dataset.playing = String(playing);
+    if (playing) timer = setTimeout(tick, 1000 / Number(speedSelect.value));
+  }
+
+  async function tick() {
+    if (!playing) return;
+    await go(step + 1);
+    if (playing) setPlaying(step < steps);
+  }
+
+  playButton.onclick = () => setPlaying(!playing);
+  speedSelect.onchange = () => {
+    if (playing) setPlaying(true);
+  };
   document.getElementById("first").onclick = () => go(0);
   document.getElementById("prev").onclick = () => go(step - 1);
   document.getElementById("next").onclick = () => go(step + 1);
@@ -156,7 +188,9 @@
   });
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (e.key === "ArrowRight") go(step + 1);
+    if (e.key === " " && e.target.tagName === "SELECT") return;
+    if (e.key === " ") setPlaying(!playing); // even on a focused button, which space would press
+    else if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(steps);
@@ -164,6 +198,9 @@
     else if (/^[0-9]$/.test(e.key) && document.getElementById(`view-seat-${e.key}`)) location.search = `?seat=${e.key}&step=${step}`;
     else return;
     e.preventDefault();
+  });
+  document.addEventListener("keyup", (e) => {
+    if (e.key === " " && e.target.tagName === "BUTTON") e.preventDefault();
   });
   go(step);
 })();
