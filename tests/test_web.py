@@ -142,10 +142,15 @@ def test_every_page_answers_with_its_content(world: World, client: TestClient) -
     assert set(re.findall(r'href="/matches/(\d+)"', page.text)) == {str(world.matches["gin-three"])}
     page = client.get("/matches", params={"tournament": world.tournament})
     assert len(set(re.findall(r'href="/matches/(\d+)"', page.text))) == 3
+    page = client.get("/matches", params={"state": "done"})  # every stored match is done
+    assert all(f'href="/matches/{m}"' in page.text for m in world.matches.values())
+    page = client.get("/matches", params={"state": "failed"})
+    assert not re.findall(r'href="/matches/(\d+)"', page.text)
     for game, match_id in world.matches.items():
         page = client.get(f"/matches/{match_id}")
         assert page.status_code == 200, game
         assert 'id="replay"' in page.text and "/static/replay.js" in page.text
+        assert 'id="hand-jump"' in page.text and "the deal (step 0)" in page.text  # any hand
         assert f"{game}-bot-0@v1" in page.text
     assert client.get("/static/replay.js").status_code == 200
     assert client.get("/static/arena.css").status_code == 200

@@ -29,6 +29,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.web import replay
 from referee.games import game_names, get_game
+from worker.store import MATCH_STATES
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
@@ -214,6 +215,9 @@ class Viewer:
         q = request.query_params
         game = q.get("game") or None
         tournament = _int(q.get("tournament"))
+        state = q.get("state") or None
+        if state not in MATCH_STATES:
+            state = None
         bot = (q.get("bot") or "").strip()
         found: list[Match] = []
         if bot:
@@ -225,19 +229,24 @@ class Viewer:
                     continue
                 found += self.store.list_matches(
                     game=game,
+                    state=state,
                     tournament_id=tournament,
                     bot_version_id=v.version.id,
                     limit=LIST_LIMIT,
                 )
             found = sorted({m.id: m for m in found}.values(), key=lambda m: -m.id)[:LIST_LIMIT]
         else:
-            found = self.store.list_matches(game=game, tournament_id=tournament, limit=LIST_LIMIT)
+            found = self.store.list_matches(
+                game=game, state=state, tournament_id=tournament, limit=LIST_LIMIT
+            )
         return self.page(
             "matches.html",
             rows=self._match_rows(found),
             game=game or "",
             bot=bot,
             tournament=tournament,
+            state=state or "",
+            states=MATCH_STATES,
         )
 
     def match(self, request: Request) -> Response:

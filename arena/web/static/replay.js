@@ -180,6 +180,8 @@
   document.getElementById("next").onclick = () => go(step + 1);
   document.getElementById("last").onclick = () => go(steps);
   document.getElementById("jump").onchange = (e) => go(Number(e.target.value));
+  const handJump = document.getElementById("hand-jump");
+  if (handJump) handJump.onchange = (e) => go(Number(e.target.value));
   document.getElementById("moves").addEventListener("click", (e) => {
     const li = e.target.closest("li");
     if (!li) return;
