@@ -63,6 +63,12 @@ class _Seat:
         self.welcomed = False  # the current stream was welcomed
 
 
+#: How a dropped connection shows: UNAVAILABLE, or INTERNAL when an answer was being
+#: written as the connection went down ("Failed execute_batch"). Either way the seat
+#: joins again with its token; a referee that refuses the token says so then.
+_DROPPED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL)
+
+
 async def play(
     bot: Bot,
     referee: str,
@@ -92,7 +98,7 @@ async def play(
                 return await _session(bot, call, state, joined)
             except grpc.aio.AioRpcError as exc:
                 loop_time = asyncio.get_running_loop().time()
-                if not state.started or exc.code() != grpc.StatusCode.UNAVAILABLE:
+                if not state.started or exc.code() not in _DROPPED:
                     raise BotSessionError(f"{exc.code().name}: {exc.details()}") from exc
                 if state.welcomed or not deadline:  # a new drop: rejoin for REJOIN_S
                     deadline = loop_time + REJOIN_S
