@@ -15,6 +15,8 @@ from collections.abc import Mapping
 #: Set in a child's environment to the pid of the process that started it: the child
 #: stops itself (SIGTERM) when that process is gone, even when it was killed.
 PARENT_ENV = "ARENA_EXIT_WITH_PARENT"
+#: How long a child whose parent is gone has, after its SIGTERM, before it is killed.
+ORPHAN_GRACE_S = 15.0
 
 
 def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -23,9 +25,10 @@ def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return {**(os.environ if env is None else env), PARENT_ENV: str(os.getpid())}
 
 
-def exit_with_parent() -> None:
+def exit_with_parent(grace_s: float = ORPHAN_GRACE_S) -> None:
     """In a child started with :func:`child_env`: SIGTERM to itself as soon as the
-    process that started it is gone (checked every second). No fork-time hook is used:
+    process that started it is gone (checked every second), SIGKILL ``grace_s``
+    later if it is still there. No fork-time hook is used:
     a process holding gRPC threads must not run Python code between fork and exec."""
     wanted = os.environ.pop(PARENT_ENV, "")
     if not wanted.isdigit():
@@ -36,6 +39,10 @@ def exit_with_parent() -> None:
         while os.getppid() == parent:
             time.sleep(1.0)
         os.kill(os.getpid(), signal.SIGTERM)
+        # a process whose main thread never gets back to its signal handler (a busy loop)
+        # would outlive its parent: after a grace, go at once
+        time.sleep(grace_s)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 

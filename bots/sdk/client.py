@@ -166,6 +166,8 @@ async def _session(
                 answer = Answer(decision_id=request.decision_id, text=str(choice))
                 await call.write(BotMessage(answer=answer).SerializeToString())
         elif kind == "welcome":
+            if state.welcomed:  # one Welcome per stream: never read the same one again
+                raise BotSessionError("the referee sent a second Welcome on one stream")
             w = msg.welcome
             game, seat = state.game, state.seat = w.game, w.your_seat
             state.welcomed = True
