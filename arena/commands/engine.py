@@ -84,6 +84,16 @@ def game_options(game: str, pairs: list[str]) -> dict[str, Any]:
     return options
 
 
+def table_size(game: str, size: int) -> int:
+    """``size`` if ``game`` is played by that many; else one line naming the range."""
+    spec = get_game(game)
+    if not spec.min_seats <= size <= spec.max_seats:
+        raise CommandError(
+            f"{game} is played by {spec.min_seats}–{spec.max_seats} players, not {size}"
+        )
+    return size
+
+
 def run_sheet(args: argparse.Namespace) -> int:
     console = Console()
     state = new_match("hollywood-gin", args.seed)

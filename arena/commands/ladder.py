@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.db import with_store
-from arena.commands.engine import game_options
+from arena.commands.engine import game_options, table_size
 
 if TYPE_CHECKING:
     from worker.store import Ladder, LadderStanding, Store
@@ -107,11 +107,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     except UnknownGameError as exc:
         raise CommandError(str(exc)) from None
     options = game_options(args.game, args.option)
-    size = args.table_size or spec.default_seats
-    if not spec.min_seats <= size <= spec.max_seats:
-        raise CommandError(
-            f"{args.game} is played by {spec.min_seats}–{spec.max_seats} players, not {size}"
-        )
+    size = table_size(args.game, args.table_size or spec.default_seats)
     if args.in_flight < 1 or args.placement < 0:
         raise CommandError("--in-flight must be at least 1 and --placement at least 0")
     return {

@@ -17,6 +17,7 @@ from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.db import with_store
 from arena.commands.engine import game_options
+from arena.commands.engine import table_size as check_table_size
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -66,24 +67,7 @@ def register(sub: Any, bench_sub: Any) -> None:
     c.add_argument(
         "--games", type=int, default=2, metavar="N", help="matches per table (default 2)"
     )
-    c.add_argument(
-        "--table-size",
-        type=int,
-        default=None,
-        metavar="K",
-        help="bots per match (default: the game's usual number, at most the bots entered)",
-    )
-    c.add_argument(
-        "--duplicate",
-        action="store_true",
-        help="deal each deal once per rotation of the seats, so luck cancels out",
-    )
-    _clock_argument(c)
-    option_argument(c)
-    c.add_argument("--name", default=None, help="the tournament's name")
-    c.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
-    c.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
-    _run_arguments(c)
+    _schedule_arguments(c)
     c.set_defaults(func=cmd_create)
 
     g = add_command(
@@ -101,14 +85,7 @@ def register(sub: Any, bench_sub: Any) -> None:
     g.add_argument(
         "--games", type=int, default=10, metavar="N", help="matches per opponent (default 10)"
     )
-    g.add_argument("--table-size", type=int, default=None, metavar="K", help="bots per match")
-    g.add_argument("--duplicate", action="store_true", help="each deal once per seat rotation")
-    _clock_argument(g)
-    option_argument(g)
-    g.add_argument("--name", default=None, help="the tournament's name")
-    g.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
-    g.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
-    _run_arguments(g)
+    _schedule_arguments(g)
     g.set_defaults(func=cmd_gauntlet)
 
     r = add_command(
@@ -198,6 +175,28 @@ def _clock_argument(p: argparse.ArgumentParser) -> None:
         help="clock rules, repeatable: decision_ms, bank_ms, strike_limit, join_ms "
         "(docs/protocol.md)",
     )
+
+
+def _schedule_arguments(p: argparse.ArgumentParser) -> None:
+    """What a tournament and a gauntlet are scheduled with, and how they are run."""
+    p.add_argument(
+        "--table-size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="bots per match (default: the game's usual number, at most the bots entered)",
+    )
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="deal each deal once per rotation of the seats, so luck cancels out",
+    )
+    _clock_argument(p)
+    option_argument(p)
+    p.add_argument("--name", default=None, help="the tournament's name")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default random)")
+    p.add_argument("--run", action="store_true", help="play it now (as `tournament run`)")
+    _run_arguments(p)
 
 
 def _run_arguments(p: argparse.ArgumentParser) -> None:
@@ -297,11 +296,9 @@ def create(
         raise CommandError(str(exc)) from None
     spec.options(options)  # a bad option is named before anything is stored
     versions = _resolve_bots(store, game, bots)
-    size = table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
-    if not spec.min_seats <= size <= spec.max_seats:
-        raise CommandError(
-            f"{game} is played by {spec.min_seats}–{spec.max_seats} players, not {size}"
-        )
+    size = check_table_size(
+        game, table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
+    )
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     try:
         schedule = gauntlet if format == "gauntlet" else round_robin
