@@ -120,17 +120,13 @@ def bench_tournament(
 
 
 def _register(store: Any) -> list[int]:
-    import getpass
-
-    from arena.commands.bot_registry import ARCHIVE_FORMAT, package
+    from arena.commands.bot_registry import package, store_version
 
     bot = package(RANDOM_BOT)
-    manifest = {"game": GAME, "command": bot.command, "archive": ARCHIVE_FORMAT}
-    versions = []
-    for name in ("bench-random-a", "bench-random-b"):
-        bot_id = store.add_bot(name, getpass.getuser())
-        versions.append(store.add_bot_version(bot_id, bot.archive, manifest, "bench").id)
-    return versions
+    return [
+        store_version(store, bot, name, GAME, "bench").id
+        for name in ("bench-random-a", "bench-random-b")
+    ]
 
 
 def _bench(

@@ -176,18 +176,29 @@ def _version_dict(version: BotVersion) -> dict[str, Any]:
     }
 
 
+def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: str) -> BotVersion:
+    """Store ``bot`` as a version of the bot ``name`` (made for ``owner`` if new) playing
+    ``game``: the same content again is the same version."""
+    bot_id = store.add_bot(name, owner)
+    manifest = {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT}
+    return store.add_bot_version(bot_id, bot.archive, manifest, owner)
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     """Store a bot version; says whether the content was new."""
     path: Path = args.path
     bot = package(path)
     name = args.name or (path.stem if path.is_file() else path.resolve().name)
     owner = args.owner or getpass.getuser()
-    manifest = {"game": args.game, "command": bot.command, "archive": ARCHIVE_FORMAT}
 
     def body(store: Store) -> int:
-        bot_id = store.add_bot(name, owner)
-        known = {v.version.content_hash for v in store.bot_versions(bot_id)}
-        version = store.add_bot_version(bot_id, bot.archive, manifest, owner)
+        existing = store.bot_by_name(name)
+        known = (
+            set()
+            if existing is None
+            else {v.version.content_hash for v in store.bot_versions(existing.id)}
+        )
+        version = store_version(store, bot, name, args.game, owner)
         new = bot.content_hash not in known
         if version.game != args.game:
             raise CommandError(

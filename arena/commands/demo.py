@@ -63,19 +63,12 @@ def register_examples(store: Any, game: str) -> list[str]:
     """Store the example bots for ``game`` (as ``NAME-GAME``); returns their names."""
     import getpass
 
-    from arena.commands.bot_registry import ARCHIVE_FORMAT, package
+    from arena.commands.bot_registry import package, store_version
 
     names = []
     for prefix, file in BOTS:
-        bot = package(EXAMPLES / file)
         name = f"{prefix}-{game}"
-        bot_id = store.add_bot(name, getpass.getuser())
-        store.add_bot_version(
-            bot_id,
-            bot.archive,
-            {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT},
-            getpass.getuser(),
-        )
+        store_version(store, package(EXAMPLES / file), name, game, getpass.getuser())
         names.append(name)
     return names
 
