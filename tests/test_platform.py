@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -242,6 +243,8 @@ def test_worker_killed_mid_match_is_replayed_and_counted_once(platform_env: Plat
     )
     final = env.store.match(match.id)
     assert final is not None and final.attempts == 2
+    # the next worker's pool removed the folder the killed one could not
+    assert not list(Path(tempfile.gettempdir()).glob(f"arena-bots-{first.pid}-*"))
     with psycopg.connect(env.store.url) as conn:
         assert conn.execute("SELECT count(*) FROM match_records").fetchone() == (1,)
         assert conn.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)

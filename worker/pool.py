@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import psutil
+
 from worker.children import child_env, stop_group
 from worker.referee_link import RefereeLink
 
@@ -35,6 +37,8 @@ log = logging.getLogger(__name__)
 IDLE_S = 300.0
 #: How long a stopped bot process has to exit before it is killed.
 STOP_S = 3.0
+#: The pool's folder: ``<temp>/arena-bots-<pid of its worker>-<random>``.
+FOLDER_PREFIX = "arena-bots-"
 #: The environment variables a bot process inherits (the rest is scrubbed).
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "SYSTEMROOT")
 
@@ -45,6 +49,18 @@ class VersionSource(Protocol):
     def bot_version(self, version_id: int) -> object: ...
 
     def bot_archive(self, version_id: int) -> bytes: ...
+
+
+def remove_orphaned_folders(root: Path | None = None) -> list[Path]:
+    """Remove the pool folders of workers that are gone (a killed worker cannot remove its
+    own); returns them."""
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+        owner = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+        if owner.isdigit() and not psutil.pid_exists(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 @dataclass(eq=False)
@@ -77,7 +93,8 @@ class BotPool:
     ) -> None:
         self.versions = versions
         self.referee = referee
-        self.root = Path(tempfile.mkdtemp(prefix="arena-bots-", dir=root))
+        remove_orphaned_folders(root)
+        self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
         self.idle_s = idle_s
         self.processes: dict[int, BotProcess] = {}
         self.starts = 0  # processes started, ever (the bench reports it)
