@@ -454,7 +454,7 @@ class Match:
             bank = int(seat.clock.bank_ms)
             encoder = self._encoder
             fast = encoder.decision_from_state(state, turn, did, seat.seen, bank)
-            if fast is not None:  # the message straight from the state
+            if fast is not None:  # Hollywood Gin: the message straight from the state
                 msg, texts, seat.seen = fast
             else:
                 view = state.view(turn)
@@ -467,9 +467,7 @@ class Match:
                 )
                 events = state.events_for(turn, seat.seen)
                 seat.seen = len(state.events)
-                msg = encoder.decision_with(
-                    did, encoder.view_bytes(view), texts, wire.advice_of(view), events, bank
-                )
+                msg = encoder.decision(did, view, texts, events, bank)
             if len(state.events) > EVENTS_KEPT:
                 self.log.drop_sent(seats)
             fut: asyncio.Future[Outcome] = self._create_future()

@@ -9,7 +9,7 @@ import pytest
 
 from referee import wire
 from referee.games import game_names, get_game
-from referee.wire import decisions
+from referee.wire import hollywood_fast
 from rummyarena.v1 import bot_pb2, views_pb2
 
 
@@ -75,18 +75,54 @@ def test_answer_head_is_what_an_answer_by_index_holds_before_the_index() -> None
         assert wire.answer_bytes(did, 128)[2:-2] == head  # two bytes: parsed, not read
 
 
+@pytest.mark.parametrize("game", ["hollywood-gin", "gin-three"])
+def test_gin_decisions_through_whole_matches_equal_the_protobuf_encoding(game: str) -> None:
+    """Through whole Gin matches (hands, showdowns, closed columns, large decision ids
+    and banks), with two matches written in turn by one encoder each but by the same
+    compiled writers: each decision is byte for byte the protobuf library's encoding.
+    The writers keep the bytes of the last showdown and score columns they wrote and
+    reuse them for the same object; that must never outlive the hand or leak across
+    matches."""
+    spec = get_game(game)
+    for variant, options in enumerate(spec.test_variants):
+        states = [spec.new_match(seed + 10 * variant, options=options) for seed in range(2)]
+        encoders = [wire.DecisionEncoder(5000), wire.DecisionEncoder(5000)]
+        rngs = [random.Random(seed) for seed in range(2)]
+        seen = [[0] * 3, [0] * 3]
+        dids = [0, 0]
+        hands = 0
+        while any(s.to_act() is not None for s in states):
+            for m, state in enumerate(states):
+                turn = state.to_act()
+                if turn is None:
+                    continue
+                rng = rngs[m]
+                bank = rng.choice((0, 90, 30_000, 2**20))
+                view = state.view(turn)
+                events = state.events_for(turn, seen[m][turn])
+                seen[m][turn] = len(state.events)
+                got = encoders[m].decision(dids[m], view, view.legal_actions, events, bank)
+                want = wire.decision_message(dids[m], view, view.legal_actions, events, 5000, bank)
+                assert got == want.SerializeToString(), (variant, m, dids[m])
+                assert list(view.legal_actions) == [str(a) for a in state.legal_actions()]
+                hands = max(hands, view.hand_number)
+                state.apply(rng.choice(state.legal_actions()))
+                dids[m] += rng.choice((1, 1, 20_000))
+        assert hands > 2  # the showdowns and columns changed along the way
+
+
 @pytest.mark.parametrize("variant", range(len(get_game("hollywood-gin").test_variants)))
-def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int) -> None:
+def test_hollywood_decision_from_state_equals_the_one_writer(variant: int) -> None:
     """Hollywood Gin's decisions are written in one pass straight from the engine state
-    on the referee's hot path; each must be byte for byte the protobuf library's
-    encoding of the same Decision (the view, the legal actions, the events the seat
-    may see, the clock), through whole matches: hands, showdowns, closed columns,
-    large decision ids and banks."""
+    on the referee's hot path (referee/wire/hollywood_fast.py); each must be byte for
+    byte the compiled writer's and the protobuf library's encoding of the same
+    Decision (the view, the legal actions, the events the seat may see, the clock),
+    through whole matches: hands, showdowns, closed columns, large ids and banks."""
     spec = get_game("hollywood-gin")
     options = spec.test_variants[variant]
     for seed in range(6):
         state = spec.new_match(seed, options=options)
-        fast = wire.DecisionEncoder(5000)
+        fast, plain = wire.DecisionEncoder(5000), wire.DecisionEncoder(5000)
         rng = random.Random(seed)
         seen = [0, 0]
         did = 0
@@ -97,6 +133,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
             message, texts, seen_after = got
             view = state.view(turn)
             events = state.events_for(turn, seen[turn])
+            assert message == plain.decision(did, view, view.legal_actions, events, bank)
             want = wire.decision_message(did, view, view.legal_actions, events, 5000, bank)
             assert message == want.SerializeToString(), (seed, did)
             assert list(texts) == [str(a) for a in state.legal_actions()], (seed, did)
@@ -106,7 +143,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
             did += rng.choice((1, 1, 20_000))
         assert fast.decision_from_state(state, 0, did, 0, 0) is None  # the match is over
     # the legal blocks kept are the fixed draw and upcard lists, never the arrangements
-    assert set(decisions._LEGAL_BLOCKS) <= {
+    assert set(hollywood_fast._LEGAL_BLOCKS) <= {
         ("draw stock", "draw discard"),
         ("draw discard", "pass"),
         ("draw stock",),
@@ -114,7 +151,7 @@ def test_hollywood_decision_from_state_equals_the_protobuf_encoding(variant: int
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if g != "hollywood-gin"])
-def test_decision_from_state_is_only_for_the_games_it_knows(game: str) -> None:
+def test_decision_from_state_is_only_for_hollywood_gin(game: str) -> None:
     state = get_game(game).new_match(1)
     assert wire.DecisionEncoder(5000).decision_from_state(state, 0, 0, 0, 0) is None
 

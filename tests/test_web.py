@@ -329,14 +329,14 @@ def test_hollywood_score_sheet_has_three_columns(world: World, client: TestClien
     state = engine_at(world, match_id, steps)
     columns = state.view(0).columns
     assert [int(c.split()[0]) for c in table["scores"]["rows"][0][1:4]] == [
-        col[0] for col in columns
+        col.points[0] for col in columns
     ]
 
 
 def course_totals(game: str, view: Any) -> list[dict[str, int]]:
     """What the course of a match charts, read here from a seat's view of the engine."""
     if game == "hollywood-gin":
-        return [{f"seat {s}": x for s, x in enumerate(col)} for col in view.columns]
+        return [{f"seat {s}": x for s, x in enumerate(col.points)} for col in view.columns]
     if game == "flip-flop":
         return [
             {f"seat {p.seat}": p.bankroll for p in view.players},

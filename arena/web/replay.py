@@ -232,7 +232,7 @@ def summary(stored: StoredMatch, *, seat: int | None = None) -> dict[str, Any]:
 
 def _hollywood_totals(v: Any) -> tuple[int, list[tuple[str, dict[str, int]]]]:
     columns = [
-        (f"column {j + 1}", {f"seat {s}": c for s, c in enumerate(col)})
+        (f"column {j + 1}", {f"seat {s}": c for s, c in enumerate(col.points)})
         for j, col in enumerate(v.columns)
     ]
     return v.hand_number, columns
@@ -456,8 +456,8 @@ def _hollywood(out: dict[str, Any], views: Mapping[int, Any], n: int) -> None:
         "rows": [
             [f"seat {s}"]
             + [
-                f"{col[s]}" + (" ✓" if first.column_winners[j] == s else "")
-                for j, col in enumerate(first.columns)
+                f"{col.points[s]}" + (" ✓" if col.winner == s else "")
+                for col in first.columns
             ]
             + [str(first.wins[s])]
             for s in range(n)

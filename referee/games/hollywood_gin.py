@@ -74,6 +74,21 @@ class ScoreSheet:
         """The points per column, per seat."""
         return tuple((a, b) for a, b in self.columns)
 
+    def view(self) -> tuple[Column, ...]:
+        """The columns as the players see them."""
+        return tuple(
+            Column((a, b), winner)
+            for (a, b), winner in zip(self.columns, self.column_winners, strict=True)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One game column of the score sheet as the players see it (H2, H3)."""
+
+    points: tuple[int, int]  # per seat
+    winner: int | None  # the seat that closed the column, once one has
+
 
 @dataclass(frozen=True, slots=True)
 class SheetLine:
@@ -96,8 +111,7 @@ class HollywoodView:
     to_act: int | None
     hand_number: int
     hand: HandView | None  # None once the match is over
-    columns: tuple[tuple[int, int], ...]  # points per column, per seat
-    column_winners: tuple[int | None, ...]
+    columns: tuple[Column, ...]
     wins: tuple[int, int]  # hands won so far (H2)
     last_hand: OutcomeView | None
     legal_actions: tuple[str, ...]
@@ -115,7 +129,10 @@ class HollywoodGin(GameState):
         self.score_sheet = ScoreSheet(options.target)
         self.sheet: list[SheetLine] = []
         self.last_outcome: HandOutcome | None = None
-        self._last_view: OutcomeView | None = None  # the showdown, made once per hand
+        # what the views show of the finished hands, made once per hand
+        self._last_view: OutcomeView | None = None  # the last showdown
+        self._columns_view = self.score_sheet.view()
+        self._wins_view = (0, 0)
         self.over = False
         dealer = self._rng.below(2)  # H1: the first dealer is random
         self.events.append(Event(None, f"seat {dealer} deals first"))
@@ -153,6 +170,8 @@ class HollywoodGin(GameState):
         if winner is not None:
             for j in sheet.enter_win(winner, outcome.points):
                 self.events.append(Event(None, f"column {j + 1} won by seat {winner}"))
+        self._columns_view = sheet.view()
+        self._wins_view = (sheet.wins[0], sheet.wins[1])
         self.sheet.append(
             SheetLine(
                 len(self.sheet) + 1,
@@ -186,9 +205,8 @@ class HollywoodGin(GameState):
             to_act=self.to_act(),
             hand_number=len(self.sheet) + (0 if over else 1),
             hand=None if over else hand_view(self.hand, seat),
-            columns=self.score_sheet.totals(),
-            column_winners=tuple(self.score_sheet.column_winners),
-            wins=(self.score_sheet.wins[0], self.score_sheet.wins[1]),
+            columns=self._columns_view,
+            wins=self._wins_view,
             last_hand=self._last_view,
             legal_actions=self.hand.texts() if not over and self.hand.turn == seat else (),
         )

@@ -18,6 +18,7 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 
 from referee.cards import Card
+from referee.tables import BoundedCache
 from referee.wire.values import CARD_TEXT
 
 
@@ -102,18 +103,31 @@ def field_hints(cls: type) -> dict[str, Any]:
     return found
 
 
-# The views that map by field name (Flip Flop, Rummy 500) are written to bytes by
-# writers compiled once per dataclass and message type, from the dataclass's field
-# types and the message's descriptor: the same walk as
-# :func:`referee.wire.views.dataclass_to_proto`, writing the canonical encoding
-# instead of filling a message (a submessage is present once any of its fields was
-# set, as the protobuf library has it).
+# Every game's view is written to bytes by a writer compiled once per dataclass and
+# message type, from the dataclass's field types and the message's descriptor: the
+# same walk as :func:`referee.wire.views.dataclass_to_proto`, writing the canonical
+# encoding instead of filling a message (a submessage is present once any of its
+# fields was set, as the protobuf library has it).
+#
+# Views are values (frozen dataclasses of tuples, ints, strings and cards), and an
+# engine hands out the same object for what does not change within a hand (the last
+# showdown, the score columns): so a writer keeps the bytes of the last submessage
+# (or list of submessages) it wrote per field, and writes them again when it meets
+# the same object (``is``). The pair is stored in one step, so threads sharing a
+# writer never see a value with another's bytes.
 
 _STRING = FieldDescriptor.TYPE_STRING
 _MESSAGE = FieldDescriptor.TYPE_MESSAGE
 #: (attribute, tag, has presence, the submessage's descriptor) per field.
 _PlanEntry = tuple[str, bytes, bool, Any]
 _PLANS: dict[tuple[type, Any], list[_PlanEntry]] = {}
+
+
+def field_tag(fd: FieldDescriptor) -> bytes:
+    """The tag of a field: its number and wire type (length-delimited for strings,
+    messages and packed lists, else varint: the types the views use)."""
+    length_delimited = fd.type in (_STRING, _MESSAGE) or fd.is_packed
+    return varint(fd.number << 3 | (2 if length_delimited else 0))
 
 
 def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
@@ -127,13 +141,7 @@ def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
             if f.name in by_name
         )
         plan = _PLANS[key] = [
-            (
-                name,
-                varint(number << 3 | (2 if fd.type in (_STRING, _MESSAGE) or fd.is_packed else 0)),
-                fd.has_presence,
-                fd.message_type,
-            )
-            for number, name, fd in found
+            (name, field_tag(fd), fd.has_presence, fd.message_type) for _, name, fd in found
         ]
     return plan
 
@@ -142,6 +150,12 @@ def _plan(cls: type, descriptor: Any) -> list[_PlanEntry]:
 #: not one the compiler knows (those views go through the protobuf messages).
 Writer = Callable[[Any], bytes | None]
 _COMPILED: dict[tuple[type, Any], Writer | None] = {}
+
+
+def _string_entries(tag: bytes) -> BoundedCache[str, bytes]:
+    """The encoded entries of a string field, by text, made on first use (the texts of
+    a view's strings come from small sets: phases, roles, kinds of showdown)."""
+    return BoundedCache(lambda text: string_field(tag, text))
 
 
 def _is_dataclass_type(hint: Any) -> bool:
@@ -172,27 +186,35 @@ def _field_lines(
             *head,
             "        touched = True",
             f"        if {test}:",
-            f"            parts.append({t} + scalar(int(v)))",
+            f"            parts.append({t} + (VARINTS[v] if 0 <= v < SMALL else varint(v)))",
         ]
     if hint is str:
         test = "True" if presence else "v"
+        env[f"S_{name}"] = _string_entries(tag)
         return [
             *head,
             "        touched = True",
             f"        if {test}:",
-            f"            parts.append(string_field({t}, v))",
+            f"            parts.append(S_{name}[v])",
         ]
     if _is_dataclass_type(hint):
         writer = compiled_writer(hint, sub)
         if writer is None:
             return None
         env[f"W_{name}"] = writer
+        env[f"M_{name}"] = [(None, None)]
         return [
             *head,
-            f"        body = W_{name}(v)",
-            "        if body is not None:",
+            f"        last = M_{name}[0]",
+            "        if last[0] is v:",
+            "            entry = last[1]",
+            "        else:",
+            f"            body = W_{name}(v)",
+            f"            entry = None if body is None else delimited({t}, body)",
+            f"            M_{name}[0] = (v, entry)",
+            "        if entry is not None:",
             "            touched = True",
-            f"            parts.append(delimited({t}, body))",
+            "            parts.append(entry)",
         ]
     if typing.get_origin(hint) is not tuple or not args:
         return None
@@ -201,21 +223,29 @@ def _field_lines(
         return None  # a fixed tuple of mixed types
     body: list[str]
     if item is Card:
-        env[f"E_{name}"] = card_entries(tag)
-        body = [f"            parts += [E_{name}[c] for c in v]"]
+        env[f"E_{name}"] = card_entries(tag).__getitem__
+        body = [f"            parts += map(E_{name}, v)"]
     elif item is int or item is bool:
-        body = [f"            parts.append(delimited({t}, b''.join([scalar(int(x)) for x in v])))"]
+        body = [f"            parts.append(delimited({t}, b''.join(map(varint, v))))"]
     elif item is str:
-        body = [f"            parts += [string_field({t}, x) for x in v]"]
+        env[f"S_{name}"] = _string_entries(tag).__getitem__
+        body = [f"            parts += map(S_{name}, v)"]
     elif typing.get_origin(item) is tuple and typing.get_args(item)[:1] == (Card,):
-        env["E_cards"] = card_entries(b"\x0a")  # Cards.cards
+        env["E_cards"] = card_entries(b"\x0a").__getitem__  # Cards.cards
         body = [
             "            for cards in v:",
-            f"                parts.append(delimited({t}, b''.join([E_cards[c] for c in cards])))",
+            f"                parts.append(delimited({t}, b''.join(map(E_cards, cards))))",
         ]
     elif _is_dataclass_type(item) and (writer := compiled_writer(item, sub)) is not None:
         env[f"W_{name}"] = writer
-        body = [f"            parts += [delimited({t}, W_{name}(x) or b'') for x in v]"]
+        env[f"M_{name}"] = [(None, b"")]
+        body = [
+            f"            last = M_{name}[0]",
+            "            if last[0] is not v:",
+            f"                items = [delimited({t}, W_{name}(x) or b'') for x in v]",
+            f"                last = M_{name}[0] = (v, b''.join(items))",
+            "            parts.append(last[1])",
+        ]
     else:
         return None
     return [*head, "        if v:", "            touched = True", *body]
@@ -230,7 +260,12 @@ def compiled_writer(cls: type, descriptor: Any) -> Writer | None:
         return _COMPILED[key]
     _COMPILED[key] = None  # until it is made (a type that contains itself gets None)
     hints = field_hints(cls)
-    env: dict[str, Any] = {"scalar": scalar, "string_field": string_field, "delimited": delimited}
+    env: dict[str, Any] = {
+        "SMALL": SMALL,
+        "VARINTS": VARINTS,
+        "varint": varint,
+        "delimited": delimited,
+    }
     lines = ["def write(value):", "    parts = []", "    touched = False"]
     for name, tag, presence, sub in _plan(cls, descriptor):
         field_lines = _field_lines(name, hints[name], tag, presence, sub, env)
