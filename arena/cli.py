@@ -20,7 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import arena.commands  # after the BLAS setting, before numpy is imported
 from arena.commands import EXAMPLES_HEADING, add_command, examples
 from referee.engine import EngineError
-from worker.settings import SettingsError
+from referee.settings import SettingsError
 
 #: Exit codes (docs/cli.md): done; the thing checked failed; usage or bad input; a server
 #: (Postgres, Redis, a referee) could not be reached.

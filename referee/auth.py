@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from worker import settings
+from referee import settings
 
 SECRET_ENV = settings.REFEREE_SECRET
 HOME_ENV = settings.HOME

@@ -20,11 +20,12 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from referee import settings
 from referee.engine import Result
 from referee.games import get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
-from worker import db, settings
+from worker import db
 from worker.store import FinishedMatch, SeatOutcome, Store
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"

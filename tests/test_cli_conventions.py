@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 from arena.cli import build_parser, main
+from referee import settings
 from referee.engine import Result
 from referee.games import game_names, get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
 from rummyarena.v1 import match_pb2
 from tests.referee_support import EXAMPLES, RefereeProcess, referee_fixture
-from worker import settings
 from worker.store import Store
 
 pytest_plugins = ["tests.store_fixtures"]

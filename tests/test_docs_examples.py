@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from referee import settings
 from tests.store_fixtures import LOCAL_URL, create_database, drop_database
-from worker import settings
 from worker.db import redact_url
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -327,7 +327,7 @@ def test_commands_run_with_the_projects_python() -> None:
 def test_the_settings_table_lists_every_setting() -> None:
     text = (ROOT / "docs" / "operations.md").read_text()
     assert settings.markdown_table() in text, (
-        "docs/operations.md's settings table is not worker.settings.VARIABLES: rewrite it "
+        "docs/operations.md's settings table is not referee.settings.VARIABLES: rewrite it "
         "with `.venv/bin/python -m tests.test_docs_examples --write`"
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from worker import settings
+from referee import settings
 from worker.broker import key_prefix
 
 #: The queue the platform's tasks go to.

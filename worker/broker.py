@@ -21,8 +21,8 @@ from pathlib import Path
 
 import redis
 
+from referee import settings
 from referee.auth import arena_home
-from worker import settings
 
 REDIS_URL_ENV = settings.REDIS_URL
 REDIS_PREFIX_ENV = settings.REDIS_PREFIX

@@ -19,8 +19,8 @@ import psycopg
 import psycopg_pool
 import tenacity
 
+from referee import settings
 from referee.auth import arena_home
-from worker import settings
 
 DATABASE_URL_ENV = settings.DATABASE_URL
 HOME_ENV = settings.HOME

@@ -27,10 +27,10 @@ from typing import Any
 
 import redis
 
-from referee import wire
+from referee import settings, wire
 from referee.clock import ClockRules
 from rummyarena.v1 import common_pb2
-from worker import notices, settings
+from worker import notices
 from worker.pool import BotPool
 from worker.referee_link import LocalReferee, RefereeLink
 from worker.store import FinishedMatch, InvalidResult, Match, SeatOutcome, Store

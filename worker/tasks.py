@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from worker import host, settings
+from referee import settings
+from worker import host
 from worker.app import app
 
 #: How long one drain task plays before handing over to a fresh task (seconds); well

@@ -15,7 +15,8 @@ from rich.table import Table
 
 from arena.cli import CommandError, ServerUnavailable
 from arena.commands import add_command, examples, game_argument, json_argument
-from worker import broker, db, settings
+from referee import settings
+from worker import broker, db
 from worker.ratings import NoFiniteFit
 from worker.store import Store, StoreError
 

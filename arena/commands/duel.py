@@ -79,9 +79,9 @@ def register(sub: Any, bench_sub: Any) -> None:
 def cmd_duel(args: argparse.Namespace) -> int:
     from arena.commands.tournament import _clock
     from arena.platform import platform
+    from referee import settings
     from referee.engine import UnknownGameError
     from referee.games import get_game
-    from worker import settings
     from worker.sprt import Sprt
 
     try:

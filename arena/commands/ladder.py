@@ -120,7 +120,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    from worker.settings import load
+    from referee.settings import load
 
     settings = _settings(args)
     name = args.name or args.game

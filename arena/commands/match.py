@@ -23,7 +23,7 @@ from arena.commands import (
     place,
 )
 from arena.commands.engine import game_options
-from worker import settings
+from referee import settings
 
 #: The referee ``arena match`` talks to when neither --referee nor ARENA_REFEREE names one.
 DEFAULT_REFEREE = "127.0.0.1:50051"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.engine import game_options
-from worker import settings
+from referee import settings
 
 if TYPE_CHECKING:
     from referee.clock import ClockRules

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.cli import CommandError, ServerUnavailable
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
-from worker import settings
+from referee import settings
 
 
 def register(sub: Any, bench_sub: Any) -> None:

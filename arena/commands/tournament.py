@@ -389,7 +389,7 @@ def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> i
 
 def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) -> int:
     from arena.platform import platform
-    from worker import settings
+    from referee import settings
 
     workers = args.local_workers
     if workers is None:

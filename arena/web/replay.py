@@ -455,10 +455,7 @@ def _hollywood(out: dict[str, Any], views: Mapping[int, Any], n: int) -> None:
         "head": ["", "column 1", "column 2", "column 3", "hands won"],
         "rows": [
             [f"seat {s}"]
-            + [
-                f"{col.points[s]}" + (" ✓" if col.winner == s else "")
-                for col in first.columns
-            ]
+            + [f"{col.points[s]}" + (" ✓" if col.winner == s else "") for col in first.columns]
             + [str(first.wins[s])]
             for s in range(n)
         ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from bots.sdk import Bot, Request, run
-from worker import settings
+from referee import settings
 
 
 class RandomBot(Bot):

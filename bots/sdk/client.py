@@ -13,9 +13,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from bots.sdk.bot import Bot, MatchOver, Request
-from referee import wire
+from referee import settings, wire
 from rummyarena.v1 import bot_pb2, common_pb2
-from worker import settings
 
 log = logging.getLogger(__name__)
 

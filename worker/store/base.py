@@ -10,7 +10,8 @@ from typing import Self, TypeVar
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from worker import db, ratings, settings
+from referee import settings
+from worker import db, ratings
 
 T = TypeVar("T")
 

@@ -2,8 +2,9 @@
 its default, read by :func:`load` when called (so a test or a command that sets one
 before the call is heard), and checked there once.
 
-This module imports only the standard library and ``platformdirs``: the bot SDK reads
-its referee address and token through it without the worker's dependencies.
+It sits in the lowest package, which every other imports, and imports only the
+standard library and ``platformdirs``: the referee, the bot SDK, the worker and the
+command line read their settings here.
 """
 
 from __future__ import annotations

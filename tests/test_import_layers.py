@@ -1,0 +1,163 @@
+"""The import graph reads as layers: a module imports only from its own layer or the
+ones below, and no modules import each other in a circle (module-level imports;
+those under ``if TYPE_CHECKING`` and inside functions do not run at import time)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("referee", "bots", "worker", "arena")
+
+#: Lowest first: each layer by the module names it holds (a name covers the modules
+#: under it). The engines are pure (ARCHITECTURE decision 1): the layers up to
+#: ``engines`` import no protobuf and no gRPC.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("settings and tables", ("referee.settings", "referee.tables", "referee.clock")),
+    ("cards and the engine interface", ("referee.cards", "referee.melds", "referee.engine")),
+    ("actions", ("referee.actions",)),
+    ("engines", ("referee.games",)),
+    ("records", ("referee.record",)),
+    ("the wire", ("referee.wire",)),
+    (
+        "the referee",
+        (
+            "referee.seats",
+            "referee.sessions",
+            "referee.watchdog",
+            "referee.matchlog",
+            "referee.runner",
+            "referee.matches",
+            "referee.auth",
+            "referee.service",
+            "referee",
+        ),
+    ),
+    ("bots and the SDK", ("bots",)),
+    ("the worker", ("worker",)),
+    ("the command line and the web app", ("arena",)),
+)
+PURE_UP_TO = "engines"
+IMPURE = ("grpc", "google.protobuf", "rummyarena")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if "node_modules" in parts:
+                continue
+            name = ".".join(parts).removesuffix(".__init__")
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _runs_at_import(tree: ast.Module) -> Iterator[ast.AST]:
+    """The nodes of a module's body that run when it is imported (not the bodies of
+    functions, nor ``if TYPE_CHECKING`` blocks)."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(name: str) -> set[str]:
+    """The names a module imports at import time (ours resolved to modules)."""
+    out = set()
+    for node in _runs_at_import(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                out.add(full if full in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    out.discard(name)
+    return out
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def layer_of(name: str) -> int:
+    """The index in LAYERS of the layer holding ``name`` (the longest prefix wins)."""
+    best, best_len = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+    assert best >= 0, f"{name} is in no layer: add it to LAYERS"
+    return best
+
+
+def test_every_module_imports_only_its_layer_and_below() -> None:
+    upward = [
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, targets in GRAPH.items()
+        for target in targets
+        if target in MODULES and layer_of(target) > layer_of(name)
+    ]
+    assert upward == []
+
+
+def test_the_engines_import_no_protobuf_and_no_grpc() -> None:
+    pure = next(i for i, (title, _) in enumerate(LAYERS) if title == PURE_UP_TO)
+    impure = [
+        f"{name} imports {target}"
+        for name, targets in GRAPH.items()
+        if layer_of(name) <= pure
+        for target in targets
+        if any(target == p or target.startswith(p + ".") for p in IMPURE)
+    ]
+    assert impure == []
+
+
+def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of imports, as the modules along it, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        path.append(name)
+        for target in sorted(graph.get(name, ())):
+            if target not in graph:
+                continue
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (circle := visit(target)) is not None:
+                return circle
+        path.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state and (circle := visit(name)) is not None:
+            return circle
+    return None
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert find_circle(GRAPH) is None
+
+
+def test_the_checks_see_a_circle_and_an_upward_import() -> None:
+    """The checks above can fail: a planted circle is found, and an engine importing
+    the wire is an upward import."""
+    planted = {name: set(targets) for name, targets in GRAPH.items()}
+    planted["referee.cards"].add("referee.games.gin_hand")
+    circle = find_circle(planted)
+    assert circle is not None and circle[0] == circle[-1]
+    assert layer_of("referee.wire.views") > layer_of("referee.games.gin_hand")
+    assert layer_of("referee.settings") < layer_of("referee.auth") < layer_of("worker.app")
