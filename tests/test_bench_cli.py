@@ -73,3 +73,16 @@ def test_bench_engine_prints_both_engines_figures() -> None:
     assert figures["game"] == "flip-flop" and figures["players"] == 4
     assert figures["reference"] == "hollywood-gin"
     assert figures["decisions_per_s"] > 0 and figures["reference_decisions_per_s"] > 0
+
+
+def test_bench_codec_times_every_game_and_hollywood_gins_state_writer() -> None:
+    figures = _arena("bench", "codec", "--matches", "1", "--decisions", "40", "--repeats", "3")
+    assert sorted(figures) == ["flip-flop", "gin-three", "hollywood-gin", "rummy-500"]
+    for game, f in figures.items():
+        assert isinstance(f, dict)
+        ways = ["state", "view"] if game == "hollywood-gin" else ["view"]
+        assert sorted(f["runs"]) == ways, game
+        for way in ways:
+            runs = f["runs"][way]
+            assert len(runs) == 3 and all(x > 0 for x in runs)
+            assert f[f"{way}_us"] == sorted(runs)[1]  # the median of three passes

@@ -56,6 +56,7 @@ REPORTING = (
     "arena duel",
     "arena ladder status",
     "arena bench engine",
+    "arena bench codec",
     "arena bench referee",
     "arena bench store",
     "arena bench tournament",

@@ -76,7 +76,8 @@ def register_examples(store: Any, game: str) -> list[str]:
 def cmd_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.commands.tournament import create, follow, report
+    from arena.commands.standings import report
+    from arena.commands.tournament import create, follow
     from arena.platform import platform
 
     if args.games is not None and args.games < 1:

@@ -77,7 +77,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_duel(args: argparse.Namespace) -> int:
-    from arena.commands.tournament import _clock
+    from arena.commands.tournament import clock_rules
     from arena.platform import platform
     from referee import settings
     from referee.engine import UnknownGameError
@@ -94,7 +94,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
             "(compare more bots with `arena tournament` or `arena gauntlet`)"
         )
     options = game_options(args.game, args.option)
-    clock = _clock(args.clock)
+    clock = clock_rules(args.clock)
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta, pentanomial=args.duplicate)
     except ValueError as exc:
@@ -119,13 +119,13 @@ def _duel(
 ) -> int:
     import random
 
-    from arena.commands.tournament import _resolve_bots
+    from arena.commands.tournament import resolve_bots
     from worker import host, tasks
     from worker.sprt import game_score
     from worker.store import ScheduledMatch
 
     store = running.store
-    a, b = _resolve_bots(store, args.game, [args.a, args.b])
+    a, b = resolve_bots(store, args.game, [args.a, args.b])
     labels = store.labels([a, b])
     tournament_id = store.create_tournament(
         f"duel {labels[a]} vs {labels[b]}",

@@ -1,4 +1,5 @@
-"""Engine commands: ``arena sheet``, ``arena golden``, and ``arena bench engine``."""
+"""Engine commands: ``arena sheet``, ``arena golden``, ``arena bench engine`` and
+``arena bench codec``."""
 
 from __future__ import annotations
 
@@ -57,6 +58,22 @@ def register(sub: Any, bench_sub: Any) -> None:
     bench.add_argument("--no-reference", action="store_true", help="skip the reference engine")
     json_argument(bench, "one JSON object")
     bench.set_defaults(func=run_bench_engine)
+
+    codec = add_command(
+        bench_sub,
+        "codec",
+        help="the view and its decision message per decision, every game, in process",
+        examples=examples("arena bench codec", "arena bench codec --matches 5 --json"),
+    )
+    codec.add_argument(
+        "--matches", type=int, default=20, help="random matches per pass (default 20)"
+    )
+    codec.add_argument(
+        "--decisions", type=int, default=3000, help="decisions timed per match (default 3000)"
+    )
+    codec.add_argument("--repeats", type=int, default=5, help="passes per way (default 5)")
+    json_argument(codec, "one JSON object")
+    codec.set_defaults(func=run_bench_codec)
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -141,6 +158,30 @@ def run_golden(args: argparse.Namespace) -> int:
         console.print("If the change is intended, run `make golden` and review the diff.")
         return 1
     console.print("golden records match")
+    return 0
+
+
+def run_bench_codec(args: argparse.Namespace) -> int:
+    from arena.bench.codec import bench_codec
+
+    if min(args.matches, args.decisions, args.repeats) < 1:
+        raise CommandError("--matches, --decisions and --repeats must be at least 1")
+    figures = bench_codec(matches=args.matches, decisions=args.decisions, repeats=args.repeats)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    table = Table(
+        title=f"arena bench codec --matches {args.matches} --decisions {args.decisions} "
+        f"(µs per decision, median of {args.repeats} passes)"
+    )
+    for col in ("game", "seats", "view and message", "from the state"):
+        table.add_column(col, justify="left" if col == "game" else "right")
+    for game, f in figures.items():
+        state = f.get("state_us")
+        table.add_row(
+            game, str(f["seats"]), f"{f['view_us']:.2f}", "" if state is None else f"{state:.2f}"
+        )
+    Console().print(table)
     return 0
 
 

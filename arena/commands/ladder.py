@@ -98,7 +98,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    from arena.commands.tournament import _clock
+    from arena.commands.tournament import clock_rules
     from referee.engine import UnknownGameError
     from referee.games import get_game
 
@@ -112,7 +112,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         raise CommandError("--in-flight must be at least 1 and --placement at least 0")
     return {
         "options": options,
-        "clock": _clock(args.clock),
+        "clock": clock_rules(args.clock),
         "in_flight": args.in_flight,
         "placement": args.placement,
         "table_size": size,

@@ -140,7 +140,7 @@ class Viewer:
         )
 
     def tournament(self, request: Request) -> Response:
-        from arena.commands.tournament import standings_of
+        from arena.commands.standings import standings_of
         from worker.ratings import NoFiniteFit
         from worker.store import StoreError
 

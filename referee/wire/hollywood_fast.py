@@ -54,10 +54,6 @@ _VIEW_HAND = _VIEW["hand"]
 _WRITE_VIEW = compiled_writer(HollywoodView, views_pb2.HollywoodGinView.DESCRIPTOR)
 
 
-def _length(n: int) -> bytes:
-    return VARINTS[n] if n < SMALL else varint(n)
-
-
 #: GinHandView fields player, opponent, dealer and phase, by their values.
 _HAND_HEADS: dict[tuple[int, int, int, str], bytes] = {}
 
@@ -185,11 +181,20 @@ class HollywoodWriter:
         if turns:
             block.append(_TURNS + (V[turns] if turns < SMALL else varint(turns)))
         hand_bytes = b"".join(block)
+        n = len(hand_bytes)
         hollywood = b"".join(
-            (self._heads[seat], _VIEW_HAND, _length(len(hand_bytes)), hand_bytes, self._tail)
+            (
+                self._heads[seat],
+                _VIEW_HAND,
+                V[n] if n < SMALL else varint(n),
+                hand_bytes,
+                self._tail,
+            )
         )
-        view = _PLAYER_VIEW + _length(len(hollywood)) + hollywood
-        parts = [uint_field(b"\x08", decision_id), b"\x12", _length(len(view)), view]
+        n = len(hollywood)
+        view = _PLAYER_VIEW + (V[n] if n < SMALL else varint(n)) + hollywood
+        n = len(view)
+        parts = [uint_field(b"\x08", decision_id), b"\x12", V[n] if n < SMALL else varint(n), view]
         # Decision.legal_actions: the discards by suit, then the knocks (the order of
         # GinHand._discard_actions); the draw and upcard lists are a handful, kept
         if phase is PHASE_DISCARD:
@@ -217,7 +222,8 @@ class HollywoodWriter:
                 parts.append(event_entry(e))
         parts.append(clock)
         body = b"".join(parts)
-        return b"\x12" + _length(len(body)) + body, texts, count
+        n = len(body)
+        return b"\x12" + (V[n] if n < SMALL else varint(n)) + body, texts, count
 
     def _new_hand(self, state: HollywoodGin, played: int) -> None:
         """What changes only when a hand ends: the view's fields before the hand (seat,

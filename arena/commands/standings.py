@@ -1,0 +1,274 @@
+"""``arena tournament standings | list`` and ``arena leaderboard``: what tournaments
+and rated matches say of the bots (``docs/tournaments.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from arena.commands import add_command, examples, game_argument, json_argument
+from arena.commands.db import with_store
+
+if TYPE_CHECKING:
+    from worker.standings import Standings
+    from worker.store import Store
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """``arena leaderboard`` (the tournament's ``standings`` and ``list`` are registered
+    with the other ``arena tournament`` commands)."""
+    lb = add_command(
+        sub,
+        "leaderboard",
+        help="every rated bot version of a game, by Elo",
+        examples=examples(
+            "arena leaderboard --game hollywood-gin", "arena leaderboard --game rummy-500 --json"
+        ),
+    )
+    game_argument(lb)
+    json_argument(lb, "the table (place counts from 1)")
+    lb.set_defaults(func=cmd_leaderboard)
+
+
+def standings_of(store: Store, tournament_id: int) -> Standings:
+    """The tournament's standings from the store: results, online Elo and batch fit."""
+    from worker.ratings import NoFiniteFit
+    from worker.standings import standings
+
+    tournament = store.tournament(tournament_id)
+    results = store.tournament_results(tournament_id)
+    labels = store.labels(tournament.entries)
+    elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
+    try:
+        batch = store.standings(tournament_id=tournament_id) if results else []
+    except NoFiniteFit:
+        batch = []
+    return standings(tournament.entries, labels, results, elo, batch)
+
+
+def standings_table(table: Standings, title: str = "") -> Any:
+    from rich.table import Table
+
+    t = Table(title=title or None)
+    for column in (
+        "#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)", "P>next"
+    ):  # fmt: skip
+        t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
+    labels = {line.version: line.label for line in table.lines}
+    short = {v: f"{i + 1}" for i, v in enumerate(labels)}
+    for version in labels:
+        t.add_column(short[version], justify="right")
+    for i, line in enumerate(table.lines):
+        batch = (
+            f"{line.batch.rating:.0f} [{line.batch.low:.0f}, {line.batch.high:.0f}]"
+            + (" settled" if line.batch.settled else "")
+            if line.batch
+            else "–"
+        )
+        beats_next = (
+            f"{line.batch.p_stronger_than_next:.2f}"
+            if line.batch and line.batch.p_stronger_than_next is not None
+            else "–"
+        )
+        cells = []
+        for other in labels:
+            if other == line.version:
+                cells.append("·")
+            else:
+                games = table.games[line.version][other]
+                points = table.cross[line.version][other]
+                cells.append(f"{points:g}/{games}" if games else "–")
+        t.add_row(
+            str(i + 1),
+            line.label,
+            str(line.matches),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            f"{line.points:g}",
+            "–" if line.elo is None else f"{line.elo:.0f}",
+            batch,
+            beats_next,
+            *cells,
+        )
+    return t
+
+
+def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
+    """Print the standings (and, with duplicate deals, the results over whole deals)."""
+
+    from arena.commands.ladder import wide_console
+
+    tournament = store.tournament(tournament_id)
+    table = standings_of(store, tournament_id)
+    counts = store.tournament_progress(tournament_id)
+    duplicate = (
+        store.duplicate_standings(tournament_id=tournament_id) if tournament.duplicate else []
+    )
+    labels = store.labels(tournament.entries)
+    if counts["queued"] == 0 and counts["running"] == 0 and tournament.state == "running":
+        store.set_tournament_state(tournament_id, "done")
+    if json_out:
+        print(
+            json.dumps(
+                {
+                    "tournament": tournament_id,
+                    "name": tournament.name,
+                    "game": tournament.game,
+                    "format": tournament.format,
+                    "duplicate": tournament.duplicate,
+                    "settings": tournament.options,
+                    "progress": counts,
+                    **table.as_dict(),
+                    "duplicate_sets": [
+                        {
+                            "bot": labels.get(int(d.player), str(d.player)),  # type: ignore[call-overload]
+                            "sets": d.sets,
+                            "set_points": d.set_points,
+                            "mean_score": d.mean_score,
+                        }
+                        for d in duplicate
+                    ],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    console = wide_console()
+    kind = tournament.format.replace("-", " ")
+    if tournament.duplicate:
+        kind += ", duplicate deals (each deal played once per seat rotation)"
+    console.print(
+        standings_table(
+            table,
+            f"tournament {tournament_id}: {tournament.name} — {tournament.game}, {kind}; "
+            f"{counts['done']} done, {counts['failed']} failed",
+        )
+    )
+    if duplicate:
+        console.print(
+            "over whole deals (luck cancelled): "
+            + ", ".join(
+                f"{labels.get(int(d.player), str(d.player))} {d.set_points:g} set points"  # type: ignore[call-overload]
+                for d in duplicate
+            )
+        )
+    console.print(
+        "W/D/L: matches won, shared first place, lost; points: 1 per opponent beaten, ½ per "
+        "tie; batch: Bradley–Terry over this tournament, 95% interval, 'settled' when its "
+        "place is 95% sure both ways; P>next: the probability it is stronger than the bot "
+        "below; i/j: points/games against bot j"
+    )
+    if counts["done"]:
+        first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
+        if first:
+            console.print(
+                f"look at a match: arena match show {first[0].id}  ·  every match: "
+                f"arena tournament standings {tournament_id} --json"
+            )
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    return with_store(lambda store: report(store, args.id, json_out=args.json))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    def body(store: Store) -> int:
+        rows: list[dict[str, Any]] = []
+        for t in store.list_tournaments():
+            rows.append(
+                {
+                    "id": t.id,
+                    "name": t.name,
+                    "game": t.game,
+                    "state": t.state,
+                    "duplicate": t.duplicate,
+                    "bots": len(t.entries),
+                    "progress": store.tournament_progress(t.id),
+                }
+            )
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        if not rows:
+            print("no tournaments yet: arena tournament create --game GAME --bots A,B")
+        for r in rows:
+            p = r["progress"]
+            print(
+                f"{r['id']:>4}  {r['game']:<14} {r['state']:<9} {r['bots']} bots  "
+                f"{p['done']}/{sum(p.values()) - p['cancelled']} done  {r['name']}"
+            )
+        return 0
+
+    return with_store(body)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    def body(store: Store) -> int:
+        from arena.commands.ladder import ladder_rows, leaderboard_table, wide_console
+        from worker import skill
+
+        rows = store.ratings(args.game)
+        ladder, pool = ladder_rows(store, args.game)
+        if args.json:
+            out: list[dict[str, Any]] = []
+            if ladder is not None:
+                for i, p in enumerate(pool):
+                    line: dict[str, Any] = {
+                        "place": i + 1,
+                        "bot": p.label,
+                        "bot_version_id": p.version,
+                        "ladder": ladder.name,
+                        "ladder_games": p.games,
+                        "last_played": p.last_played_at.isoformat() if p.last_played_at else None,
+                        "elo": None if p.elo is None else round(p.elo, 1),
+                        "rating": None,
+                    }
+                    if p.mu is not None and p.sigma is not None:
+                        value, low, high = skill.display(p.mu, p.sigma)
+                        line.update(
+                            rating=round(value, 1),
+                            low=round(low, 1),
+                            high=round(high, 1),
+                            mu=round(p.mu, 3),
+                            sigma=round(p.sigma, 3),
+                            provisional=skill.provisional(p.sigma),
+                        )
+                    out.append(line)
+            else:
+                out = [
+                    {
+                        "place": i + 1,
+                        "bot": r.label,
+                        "bot_version_id": r.bot_version_id,
+                        "elo": round(r.rating, 1),
+                        "games": r.games,
+                    }
+                    for i, r in enumerate(rows)
+                ]
+            print(json.dumps(out, indent=2))
+            return 0
+        from rich.console import Console
+        from rich.table import Table
+
+        if ladder is not None:
+            wide_console().print(leaderboard_table(store, args.game))
+            print(
+                "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
+                "interval; provisional while uncertain. Elo: online Elo over every rated match"
+            )
+            return 0
+        if not rows:
+            print(f"no rated bot in {args.game} yet: play a tournament first")
+            return 0
+        table = Table(title=f"{args.game}: online Elo")
+        for column in ("#", "bot", "Elo", "matches"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for i, r in enumerate(rows):
+            table.add_row(str(i + 1), r.label, f"{r.rating:.0f}", str(r.games))
+        Console().print(table)
+        return 0
+
+    return with_store(body)
