@@ -152,6 +152,23 @@ def test_replay_steps_show_the_engine_state(
     assert "The match is over" in page.inner_text("#decision")
 
 
+def test_play_at_the_last_step_starts_over(world: World, server: str, page: Any) -> None:
+    match_id = world.matches["hollywood-gin"]
+    steps = len(decode_record(world.store.record(match_id)).actions)
+    assert steps > 20
+    page.goto(f"{server}/matches/{match_id}?step={steps}")
+    wait_step(page, steps)
+    page.select_option("#speed", "4")
+    page.click("#play")
+    shown = "Number(document.getElementById('replay').dataset.shown)"
+    page.wait_for_function(  # back to the deal, and stepping on from it
+        f"(n => n >= 2 && n < {steps - 3})({shown})", timeout=10_000
+    )
+    assert page.get_attribute("#replay", "data-playing") == "true"
+    page.keyboard.press(" ")  # space pauses
+    page.wait_for_selector("#replay[data-playing='false']", timeout=5_000)
+
+
 @pytest.mark.parametrize("game", ["hollywood-gin", "rummy-500", "gin-three", "flip-flop"])
 def test_seat_view_page_holds_no_hidden_card(
     world: World, server: str, page: Any, tmp_path: Path, game: str

@@ -171,7 +171,14 @@
     if (playing) setPlaying(step < steps);
   }
 
-  playButton.onclick = () => setPlaying(!playing);
+  // Play at the last step starts over from the deal, as a player of recordings does.
+  async function togglePlaying() {
+    if (playing) return setPlaying(false);
+    if (step >= steps) await go(0);
+    setPlaying(true);
+  }
+
+  playButton.onclick = togglePlaying;
   speedSelect.onchange = () => {
     if (playing) setPlaying(true);
   };
@@ -191,7 +198,10 @@
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === " " && e.target.tagName === "SELECT") return;
-    if (e.key === " ") setPlaying(!playing); // even on a focused button, which space would press
+    if (e.key === " ") {
+      e.preventDefault(); // not also a press of a focused button
+      togglePlaying();
+    }
     else if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);
