@@ -9,6 +9,7 @@ command line read their settings here.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -141,8 +142,11 @@ class Settings:
     bot_seed: int | None
 
 
+@functools.cache
 def default_home() -> Path:
-    """The data folder when ``ARENA_HOME`` is unset: the user's data directory."""
+    """The data folder when ``ARENA_HOME`` is unset: the user's data directory (found
+    once: :func:`load` runs several times per match in a worker, and asking platformdirs
+    each time was a twentieth of the worker's own time)."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
