@@ -22,14 +22,13 @@ from worker.store.matches import seed_commitment
 @dataclass(frozen=True, slots=True)
 class Ladder:
     """A ladder row: its game, settings (game options, clock, matches in flight,
-    placement games, table size), whether it runs, and how far its ratings are applied."""
+    placement games, table size), and whether it runs."""
 
     id: int
     name: str
     game: str
     settings: Mapping[str, Any]
     active: bool
-    through_seq: int
     created_at: datetime
 
 
@@ -63,7 +62,6 @@ def _ladder(row: Mapping[str, Any]) -> Ladder:
         game=row["game"],
         settings=row["options"],
         active=row["active"],
-        through_seq=int(row["through_seq"]),
         created_at=row["created_at"],
     )
 
@@ -173,19 +171,18 @@ class LadderStore(StoreBase):
                         _POOL, {"ladder": ladder.id, "game": ladder.game}
                     ).fetchall()
                 ]
-                results = _finished_since(conn, ladder.id, ladder.through_seq)
+                results = _not_yet_rated(conn, ladder.id)
                 flight = conn.execute(
                     "SELECT count(*) FROM matches WHERE ladder_id = %s"
                     " AND state IN ('queued', 'running')",
                     (ladder.id,),
                 ).fetchone()
-                decided = plan(
-                    ladder, pool, [r for r, _ in results], int(flight[0] if flight else 0)
-                )
-                through = max((seq for _, seq in results), default=ladder.through_seq)
-                conn.execute(
-                    "UPDATE ladders SET through_seq = %s WHERE id = %s", (through, ladder.id)
-                )
+                decided = plan(ladder, pool, results, int(flight[0] if flight else 0))
+                if results:
+                    conn.execute(
+                        "UPDATE matches SET ladder_counted = true WHERE id = ANY(%s)",
+                        ([r.match_id for r in results],),
+                    )
                 if decided.ratings:
                     conn.cursor().executemany(
                         "INSERT INTO ladder_ratings AS lr (ladder_id, bot_version_id, mu, sigma,"
@@ -203,21 +200,22 @@ class LadderStore(StoreBase):
         return self._run(op)
 
 
-def _finished_since(
-    conn: psycopg.Connection, ladder_id: int, through_seq: int
-) -> list[tuple[TableResult, int]]:
+def _not_yet_rated(conn: psycopg.Connection, ladder_id: int) -> list[TableResult]:
+    """The ladder's finished matches that no tick has rated yet, in completion order
+    (the tick that reads them marks them in the same transaction)."""
     rows = conn.execute(
-        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.score, s.status, s.forfeit"
+        "SELECT m.id, s.bot_version_id, s.rank, s.score, s.status, s.forfeit"
         " FROM matches m JOIN match_seats s ON s.match_id = m.id"
-        " WHERE m.ladder_id = %s AND m.state = 'done' AND m.finish_seq > %s"
+        " WHERE m.ladder_id = %s AND m.state = 'done' AND NOT m.ladder_counted"
         " ORDER BY m.finish_seq, s.seat",
-        (ladder_id, through_seq),
+        (ladder_id,),
     ).fetchall()
-    out: dict[int, tuple[list[SeatResultRow], int]] = {}
-    for match_id, seq, v, rank, score, status, forfeit in rows:
-        seats, _ = out.setdefault(int(match_id), ([], int(seq)))
-        seats.append(SeatResultRow(int(v), rank, score, status, forfeit))
-    return [(TableResult(m, None, tuple(seats)), seq) for m, (seats, seq) in out.items()]
+    out: dict[int, list[SeatResultRow]] = {}
+    for match_id, v, rank, score, status, forfeit in rows:
+        out.setdefault(int(match_id), []).append(
+            SeatResultRow(int(v), rank, score, status, forfeit)
+        )
+    return [TableResult(m, None, tuple(seats)) for m, seats in out.items()]
 
 
 def _queue(

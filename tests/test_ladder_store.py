@@ -1,0 +1,78 @@
+"""A ladder's tick rates each of its finished matches exactly once (ARCHITECTURE decision
+6: nothing lost, nothing counted twice), whatever order their finishes committed in."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from tests.store_fixtures import finished_match
+from worker.store import Store
+from worker.store.competitions import ScheduledMatch
+from worker.store.ladders import TickPlan
+
+pytest_plugins = ["tests.store_fixtures"]
+
+GAME = "hollywood-gin"
+
+
+def _bots(store: Store, n: int) -> list[int]:
+    versions = []
+    for i in range(n):
+        bot = store.add_bot(f"bot{i}", owner="tester")
+        manifest = {"game": GAME, "command": ["python", "bot.py"]}
+        versions.append(store.add_bot_version(bot, f"code {i}".encode(), manifest, "tester").id)
+    return versions
+
+
+class Planner:
+    """A tick's plan that queues the tables it is given once and records every result
+    the ticks hand it."""
+
+    def __init__(self, tables: list[tuple[int, ...]]) -> None:
+        self.tables = tables
+        self.rated: Counter[int] = Counter()
+
+    def __call__(self, ladder: Any, pool: Any, results: Any, flight: int) -> TickPlan:
+        self.rated.update(r.match_id for r in results)
+        tables, self.tables = self.tables, []
+        return TickPlan(
+            ratings={}, played={}, matches=[ScheduledMatch(t, 7 + i) for i, t in enumerate(tables)]
+        )
+
+
+def _finish(store: Store, match_id: int) -> None:
+    claimed = store.claim_match(f"w{match_id}", match_id=match_id)
+    assert claimed is not None and claimed.id == match_id
+    assert store.finish_match(match_id, f"w{match_id}", finished_match(GAME, [0, 1], [10, 0]))
+
+
+def test_a_finish_that_commits_after_a_later_numbered_one_is_still_rated(store: Store) -> None:
+    """Two finishes of matches with no bot in common are not ordered by any lock: the one
+    that drew the lower completion number (finish_seq) may commit last, after a tick has
+    read the other. Emulated here by giving the late one a number below the one read."""
+    a, b, c, d = _bots(store, 4)
+    ladder = store.start_ladder(GAME, "ladder", {"options": {"max_hands": 1}})
+    planner = Planner([(a, b), (c, d)])
+    early, late = store.tick_ladder(ladder.id, planner)
+    _finish(store, late)
+    store.tick_ladder(ladder.id, planner)  # reads the late match's finish
+    _finish(store, early)
+    with store.pool.connection() as conn:  # as if it had drawn its number first
+        conn.execute("UPDATE matches SET finish_seq = 0 WHERE id = %s", (early,))
+    store.tick_ladder(ladder.id, planner)
+    store.tick_ladder(ladder.id, planner)
+    assert planner.rated == {early: 1, late: 1}
+
+
+def test_every_finished_match_is_rated_once_over_many_ticks(store: Store) -> None:
+    versions = _bots(store, 6)
+    ladder = store.start_ladder(GAME, "ladder", {"options": {"max_hands": 1}})
+    tables = [(versions[i], versions[(i + 1) % 6]) for i in range(6)]
+    planner = Planner(tables)
+    ids = store.tick_ladder(ladder.id, planner)
+    for match_id in ids:
+        _finish(store, match_id)
+        store.tick_ladder(ladder.id, planner)
+    store.tick_ladder(ladder.id, planner)
+    assert planner.rated == dict.fromkeys(ids, 1)
