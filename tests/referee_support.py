@@ -28,15 +28,30 @@ PY = sys.executable
 PLAY = "/rummyarena.v1.Referee/Play"
 
 
+#: Run as ``python -c LOW_LIMIT N ARGS...``: lower the soft open-file limit to N, then
+#: become ``python ARGS...`` (same process). Set in the child itself: Python code run
+#: between fork and exec (``preexec_fn``) can hang a child of a process with threads.
+LOW_LIMIT = (
+    "import os, resource, sys\n"
+    "hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]\n"
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), hard))\n"
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])\n"
+)
+
+
 class RefereeProcess:
     """A referee server in its own process, on a free loopback port, with a secret of its
-    own for the match service (``metadata`` carries it)."""
+    own for the match service (``metadata`` carries it); ``soft_open_files`` starts it
+    with that soft limit of open files."""
 
-    def __init__(self, *args: str, **popen: Any) -> None:
+    def __init__(self, *args: str, soft_open_files: int | None = None, **popen: Any) -> None:
         self.secret = secrets.token_urlsafe(16)
         self.metadata = call_metadata(self.secret)
+        command = [PY, "-m", "arena.commands.referee", "referee", "--port", "0", *args]
+        if soft_open_files is not None:
+            command = [PY, "-c", LOW_LIMIT, str(soft_open_files), *command[1:]]
         self.proc = subprocess.Popen(
-            [PY, "-m", "arena.commands.referee", "referee", "--port", "0", *args],
+            command,
             stdout=subprocess.PIPE,
             stderr=popen.pop("stderr", subprocess.DEVNULL),
             env={**os.environ, SECRET_ENV: self.secret},

@@ -163,18 +163,13 @@ H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 
 
-def _low_file_limit() -> None:
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
-
-
 def test_idle_connections_do_not_lock_the_bots_out() -> None:
     """With a soft limit of 256 open files, 300 idle connections used to take every
     descriptor; the referee raises its soft limit to the hard one at start."""
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard != resource.RLIM_INFINITY and hard < 1024:
         pytest.fail(f"this test needs a hard open-file limit of 1024 or more, not {hard}")
-    ref = RefereeProcess(preexec_fn=_low_file_limit)
+    ref = RefereeProcess(soft_open_files=256)
     idle: list[socket.socket] = []
     try:
         limits = Path(f"/proc/{ref.proc.pid}/limits").read_text()
