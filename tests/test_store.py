@@ -438,6 +438,23 @@ def test_d9_batch_standings_and_duplicate_sets(store: Store) -> None:
     assert (dup[c].sets, dup[c].set_points, dup[c].total_score) == (2, 0.5, 20)
 
 
+def test_tournament_results_leave_out_the_matches_a_reader_knows(store: Store) -> None:
+    a, b = make_bots(store, 2)
+    tournament = store.create_tournament("cup", GAME, [a, b])
+    ids = []
+    for seats in ((a, b), (b, a), (a, b)):
+        m = store.create_match(GAME, seats, tournament_id=tournament)
+        store.claim_match("w")
+        assert store.finish_match(m.id, "w", two_player())
+        ids.append(m.id)
+    store.create_match(GAME, (a, b), tournament_id=tournament)  # queued: never a result
+    assert [t.match_id for t in store.tournament_results(tournament)] == ids
+    left = store.tournament_results(tournament, known={ids[0], ids[2]})
+    assert [t.match_id for t in left] == [ids[1]]
+    assert [s.version for s in left[0].seats] == [b, a]
+    assert store.tournament_results(tournament, known=set(ids)) == []
+
+
 def test_lost_connections_are_retried(store: Store, store_db_url: str) -> None:
     a, b = make_bots(store, 2)
     with psycopg.connect(store_db_url, autocommit=True) as admin:

@@ -167,9 +167,7 @@ def _duel(
                 for match_id in store.schedule_matches(tournament_id, args.game, options, batch):
                     tasks.play_match.delay(match_id)
                 scheduled += len(batch)
-        for table in store.tournament_results(tournament_id):
-            if table.match_id in fed:
-                continue
+        for table in store.tournament_results(tournament_id, known=fed):
             fed.add(table.match_id)
             score = _score_of(a, table, game_score)
             if args.duplicate and table.duplicate_set is not None:

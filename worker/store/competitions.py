@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -228,15 +228,19 @@ class CompetitionStore(StoreBase):
             )
         )
 
-    def tournament_results(self, tournament_id: int) -> list[TableResult]:
-        """Every done match of the tournament: its id, duplicate set, and per seat the bot
-        version, rank, score, status and forfeit, in match id order."""
+    def tournament_results(
+        self, tournament_id: int, *, known: Collection[int] = ()
+    ) -> list[TableResult]:
+        """Every done match of the tournament but those in ``known`` (match ids a caller
+        has read already): its id, duplicate set, and per seat the bot version, rank,
+        score, status and forfeit, in match id order."""
         rows = self._run(
             lambda conn: conn.execute(
                 "SELECT m.id, m.duplicate_set, s.bot_version_id, s.rank, s.score, s.status,"
                 " s.forfeit FROM matches m JOIN match_seats s ON s.match_id = m.id"
-                " WHERE m.tournament_id = %s AND m.state = 'done' ORDER BY m.id, s.seat",
-                (tournament_id,),
+                " WHERE m.tournament_id = %s AND m.state = 'done' AND m.id <> ALL(%s::bigint[])"
+                " ORDER BY m.id, s.seat",
+                (tournament_id, list(known)),
             ).fetchall()
         )
         out: list[TableResult] = []
