@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,3 +87,28 @@ def test_bench_codec_times_every_game_and_hollywood_gins_state_writer() -> None:
             runs = f["runs"][way]
             assert len(runs) == 3 and all(x > 0 for x in runs)
             assert f[f"{way}_us"] == sorted(runs)[1]  # the median of three passes
+
+
+def test_bench_tournament_gives_up_when_no_match_finishes(monkeypatch: Any) -> None:
+    """A platform that takes matches but finishes none (a worker that cannot play them)
+    ends the bench with a line naming the workers' logs, not a wait of 15 minutes."""
+    import pytest
+
+    from arena.bench import tournament
+
+    class Store:
+        def tournament_progress(self, tournament_id: int) -> dict[str, int]:
+            return {"queued": 3, "running": 2, "done": 0}
+
+    class Running:
+        workers = (object(),)
+        logs = "/tmp/arena-logs"
+
+        def dead_workers(self) -> list[object]:
+            return []
+
+    monkeypatch.setattr(tournament, "STALL_S", 0.2)
+    with pytest.raises(
+        RuntimeError, match=r"finished in 0 s \(3 queued, 2 running\); see .* \/tmp\/arena-logs"
+    ):
+        tournament._wait_done(Store(), 1, Running())

@@ -37,6 +37,9 @@ from arena.bench.referee import cpu_seconds
 
 GAME = "hollywood-gin"
 OPTIONS = {"max_hands": 1}
+#: How long the bench waits with no match finishing before it gives up (a one-hand match
+#: takes a fraction of a second).
+STALL_S = 60.0
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "random_bot.py"
 
 
@@ -271,13 +274,22 @@ def _poll_done(store: Any, tournament: int, running: Any, roots: list[int]) -> I
     under ``roots`` every few polls."""
     deadline = time.monotonic() + 900
     polls = 0
+    done, progressed = -1, time.monotonic()
     while True:
         counts = store.tournament_progress(tournament)
         if counts["queued"] == 0 and counts["running"] == 0:
             return
         if running.workers and len(running.dead_workers()) == len(running.workers):
             raise RuntimeError(f"the bench's workers stopped; see {running.logs}")
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if counts["done"] != done:
+            done, progressed = counts["done"], now
+        elif now - progressed > STALL_S:
+            raise RuntimeError(
+                f"no match of the bench finished in {STALL_S:.0f} s ({counts['queued']} "
+                f"queued, {counts['running']} running); see the workers' logs in {running.logs}"
+            )
+        if now > deadline:
             raise RuntimeError("the bench's tournament did not finish in 15 minutes")
         polls += 1
         if roots and polls % 20 == 1:

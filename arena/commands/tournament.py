@@ -532,12 +532,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if min(args.workers, args.concurrency, args.matches, args.repeats) < 1:
         raise CommandError("--workers, --concurrency, --matches and --repeats must be at least 1")
-    figures = bench_tournament(
-        workers=args.workers,
-        matches=args.matches,
-        concurrency=args.concurrency,
-        repeats=args.repeats,
-    ).as_dict()
+    try:
+        figures = bench_tournament(
+            workers=args.workers,
+            matches=args.matches,
+            concurrency=args.concurrency,
+            repeats=args.repeats,
+        ).as_dict()
+    except RuntimeError as exc:  # the platform under the bench stopped or stalled
+        raise CommandError(str(exc)) from None
     if args.json:
         print(json.dumps(figures))
         return 0
