@@ -77,6 +77,9 @@ def test_three_bot_round_robin_end_to_end(platform_env: PlatformEnv) -> None:
     progress = env.store.tournament_progress(tournament_id)
     assert progress["done"] == 6 and progress["failed"] == 0, progress
     _counted_once(env, tournament_id)
+    with psycopg.connect(env.store.url) as conn:  # each record says how long its match took
+        durations = [d for (d,) in conn.execute("SELECT duration_ms FROM match_records")]
+    assert len(durations) == 6 and all(d is not None and 0 < d < 60_000 for d in durations)
     standings = json.loads(
         env.arena("tournament", "standings", str(tournament_id), "--json").stdout
     )

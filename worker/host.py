@@ -143,6 +143,7 @@ class Host:
         labels = self._labels
         sessions = [self.pool.session(v) for v in match.seats]
         referee_id = f"m{match.id}a{match.attempts}"
+        began = time.monotonic()
         self.link.create_match(
             referee_id,
             match.game,
@@ -172,6 +173,7 @@ class Host:
                     for s in result.seats
                 ],
                 num_actions=len(reply.record.action_index) or len(reply.record.actions),
+                duration_ms=round((time.monotonic() - began) * 1000),
             )
             try:
                 done = self.store.finish_match(match.id, holder, finished)
