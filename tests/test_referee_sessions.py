@@ -320,6 +320,7 @@ def test_create_match_naming_an_unknown_session_is_refused_and_creates_nothing(
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND, name
     # nor was the open session told of a seat
     call = serve_call(ref, session.key)
+    call.initial_metadata()  # the stream is on (closing first would refuse the key)
     close_session(ref, sid)
     assert list(call) == []
 
