@@ -185,3 +185,24 @@ def test_mapped_views_keep_protobufs_presence_rules() -> None:
     )
     assert present.flip_flop.HasField("last_round")
     assert not absent.flip_flop.HasField("last_round")
+
+
+def test_the_compiled_writer_is_only_for_values() -> None:
+    """It keeps bytes by object, so a dataclass that can change after it was written
+    gets no writer (views are frozen)."""
+    import dataclasses
+
+    from referee.wire.protobytes import compiled_writer
+
+    @dataclasses.dataclass
+    class Changing:
+        kind: str
+
+    @dataclasses.dataclass(frozen=True)
+    class Fixed:
+        kind: str
+
+    outcome = views_pb2.GinOutcome.DESCRIPTOR
+    assert compiled_writer(Changing, outcome) is None
+    writer = compiled_writer(Fixed, outcome)
+    assert writer is not None and writer(Fixed("gin")) == b"\x0a\x03gin"

@@ -254,11 +254,14 @@ def _field_lines(
 def compiled_writer(cls: type, descriptor: Any) -> Writer | None:
     """A function writing dataclass ``cls`` as message ``descriptor``, straight-line
     code made once from the field types (as ``dataclasses`` makes ``__init__``); None
-    when a field's type is not one known here."""
+    when a field's type is not one known here, or ``cls`` is not frozen (the writer
+    keeps bytes by object, which only a value makes safe)."""
     key = (cls, descriptor)
     if key in _COMPILED:
         return _COMPILED[key]
     _COMPILED[key] = None  # until it is made (a type that contains itself gets None)
+    if not getattr(getattr(cls, "__dataclass_params__", None), "frozen", False):
+        return None
     hints = field_hints(cls)
     env: dict[str, Any] = {
         "SMALL": SMALL,
