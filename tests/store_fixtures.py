@@ -114,6 +114,16 @@ def store(session_store: Store) -> Store:
     return session_store
 
 
+def make_bots(store: Store, n: int, game: str = "hollywood-gin") -> list[int]:
+    """``n`` bot versions of ``game``."""
+    versions = []
+    for i in range(n):
+        bot = store.add_bot(f"bot{i}", owner="tester")
+        manifest = {"game": game, "command": ["python", "bot.py"]}
+        versions.append(store.add_bot_version(bot, f"code {i}".encode(), manifest, "tester").id)
+    return versions
+
+
 def finished_match(
     game: str,
     ranks: Sequence[int],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tests.store_fixtures import finished_match
+from tests.store_fixtures import finished_match, make_bots
 from worker.store import Store
 from worker.store.competitions import ScheduledMatch
 from worker.store.ladders import TickPlan
@@ -14,15 +14,6 @@ from worker.store.ladders import TickPlan
 pytest_plugins = ["tests.store_fixtures"]
 
 GAME = "hollywood-gin"
-
-
-def _bots(store: Store, n: int) -> list[int]:
-    versions = []
-    for i in range(n):
-        bot = store.add_bot(f"bot{i}", owner="tester")
-        manifest = {"game": GAME, "command": ["python", "bot.py"]}
-        versions.append(store.add_bot_version(bot, f"code {i}".encode(), manifest, "tester").id)
-    return versions
 
 
 class Planner:
@@ -51,7 +42,7 @@ def test_a_finish_that_commits_after_a_later_numbered_one_is_still_rated(store: 
     """Two finishes of matches with no bot in common are not ordered by any lock: the one
     that drew the lower completion number (finish_seq) may commit last, after a tick has
     read the other. Emulated here by giving the late one a number below the one read."""
-    a, b, c, d = _bots(store, 4)
+    a, b, c, d = make_bots(store, 4)
     ladder = store.start_ladder(GAME, "ladder", {"options": {"max_hands": 1}})
     planner = Planner([(a, b), (c, d)])
     early, late = store.tick_ladder(ladder.id, planner)
@@ -66,7 +57,7 @@ def test_a_finish_that_commits_after_a_later_numbered_one_is_still_rated(store: 
 
 
 def test_every_finished_match_is_rated_once_over_many_ticks(store: Store) -> None:
-    versions = _bots(store, 6)
+    versions = make_bots(store, 6)
     ladder = store.start_ladder(GAME, "ladder", {"options": {"max_hands": 1}})
     tables = [(versions[i], versions[(i + 1) % 6]) for i in range(6)]
     planner = Planner(tables)

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from referee.wire import decode_record, encode_record
-from tests.store_fixtures import finished_match
+from tests.store_fixtures import finished_match, make_bots
 from worker import db
 from worker.ratings import SeatResult, replay_elo
 from worker.store import (
@@ -32,16 +32,6 @@ from worker.store import (
 pytest_plugins = ["tests.store_fixtures"]
 
 GAME = "hollywood-gin"
-
-
-def make_bots(store: Store, n: int, game: str = GAME) -> list[int]:
-    """``n`` bot versions of ``game``."""
-    versions = []
-    for i in range(n):
-        bot = store.add_bot(f"bot{i}", owner="tester")
-        manifest = {"game": game, "command": ["python", "bot.py"]}
-        versions.append(store.add_bot_version(bot, f"code {i}".encode(), manifest, "tester").id)
-    return versions
 
 
 def two_player(winner: int = 0) -> FinishedMatch:
