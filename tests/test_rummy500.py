@@ -3,6 +3,7 @@
 Most tests rig a hand in play: they replace hands, the discard pile and the stock
 through the engine's own multiset helpers, lay melds on the table through the
 engine's meld code, and then check the legal actions and what applying them does.
+Others play from a stacked deck (:func:`stacked`) through legal actions only.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import random
 
 import pytest
 
-from referee.cards import JOKER, SplitMix64, make_deck, parse_card, parse_cards
+from referee.cards import JOKER, Card, SplitMix64, make_deck, parse_card, parse_cards
 from referee.engine import IllegalActionError, OptionsError
-from referee.games.rummy500 import SPEC, Rummy500
+from referee.games.rummy500 import CALL, SPEC, Rummy500
 
 SEED = 3
 
@@ -22,6 +23,22 @@ def new(seats: int = 2, **options: object) -> Rummy500:
     state = SPEC.new_match(SEED, seats=seats, options=options)
     assert isinstance(state, Rummy500)
     return state
+
+
+def stacked(seats: int, hands: list[str], upcard: str, stock: str, **options: object) -> list[Card]:
+    """A stacked deck (top card first) dealing ``hands`` to the players from the
+    dealer's left, one card at a time (players after the last of ``hands`` get the
+    next cards of the game's deck), then ``upcard`` face up and ``stock`` on top of
+    the stock; the rest of the game's deck follows in its order."""
+    dealt = [parse_cards(text) for text in hands]
+    top = parse_cards(upcard) + parse_cards(stock)
+    rest = list(SPEC.deck(SPEC.options(options), seats))
+    for card in [*(c for hand in dealt for c in hand), *top]:
+        rest.remove(card)
+    out: list[Card] = []
+    for i in range(13 if seats == 2 else 7):
+        out.extend(dealt[k][i] if k < len(dealt) else rest.pop(0) for k in range(seats))
+    return [*out, *top, *rest]
 
 
 def rig(
@@ -199,6 +216,61 @@ def test_r4_deep_draw_through_a_chain_of_lay_offs_and_a_joker() -> None:
     assert legal(s) == {"lay off 8H on 1", "meld 8H JK=9H TH"}  # JK=8H would strand TH
     rig(s, hands={0: "8H 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
     assert "draw discard 2 TH" not in legal(s)  # no 9H, no joker
+
+
+def assert_every_move_leaves_an_action(s: Rummy500) -> None:
+    """After each legal action, the seat to act (if any) has a legal action."""
+    for action in s.legal_actions():
+        after = s.clone()
+        after.apply(action)
+        seat = after.to_act()
+        assert seat is None or after.legal_actions(), f"{action}: seat {seat} has no action"
+
+
+def owed_joker_from_a_stacked_deal(seats: int, hands: list[str], *moves: str) -> Rummy500:
+    """Seed 1, jokers, ``hands`` dealt from the dealer's left: the first player draws
+    9H from the stock, plays ``moves`` and discards 9H; the second takes 9H and the
+    upcard JK beneath it (R4.1: the joker is owed)."""
+    deck = stacked(seats, hands, "JK", "9H", jokers=True)
+    s = SPEC.new_match(1, seats=seats, options={"jokers": True}, decks=[deck])
+    assert isinstance(s, Rummy500)
+    second_seat = ((s.to_act() or 0) + 1) % seats
+    act(s, "draw stock", *moves, "discard 9H")
+    while s.phase == CALL:
+        act(s, "no rummy")
+    act(s, "draw discard 2 JK")
+    assert s.view(second_seat).hand.must_meld == JOKER  # type: ignore[union-attr]
+    return s
+
+
+def test_r4_1_r5_no_meld_fills_the_only_set_an_owed_joker_could_join() -> None:
+    # QC QD QH QS 4C 7C KS 9H JK: after meld QC QD QH QS the set is full (R5)
+    # and no two cards left make a meld with the joker
+    hands = ["2D 5D 8D JD 3H 6H TH", "QC QD QH QS 4C 7C KS", "2S 5S 8S JS 3C 9C 6D"]
+    s = owed_joker_from_a_stacked_deal(3, hands)
+    moves = legal(s)
+    assert "meld QC QD QH QS" not in moves
+    assert {"meld QC QD QH", "meld QC QD QH JK=QS", "meld JK=JS QS KS"} <= moves
+    assert not any(m.startswith("discard") for m in moves)
+    assert_every_move_leaves_an_action(s)
+
+
+def test_r4_1_r5_no_lay_off_fills_the_only_set_an_owed_joker_could_join() -> None:
+    hands = ["QC QD QH 3S 6S 8D TD", "QS 4C 7C KS 2D 5D AH"]
+    s = owed_joker_from_a_stacked_deal(3, hands, "meld QC QD QH")
+    moves = legal(s)
+    assert "lay off QS on 1" not in moves
+    assert {"lay off JK=QS on 1", "meld JK=JS QS KS"} <= moves
+    assert_every_move_leaves_an_action(s)
+
+
+def test_r4_1_r5_two_packs_no_meld_fills_the_set_an_owed_joker_could_join() -> None:
+    # two packs hold two QC, but a set has no repeated suit: four cards at most (R5)
+    s = owed_joker_from_a_stacked_deal(5, ["2D 5D 8D JD 3H 6H TH", "QC QD QH QS 4C 7C KS"])
+    moves = legal(s)
+    assert "meld QC QD QH QS" not in moves
+    assert "meld QC QD QH" in moves
+    assert_every_move_leaves_an_action(s)
 
 
 def test_r4_card_drawn_alone_from_the_pile_may_not_be_discarded() -> None:

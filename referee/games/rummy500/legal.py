@@ -189,9 +189,13 @@ def keep_drawn_card_playable(
 
 
 def still_meldable(s: Rummy500, action: Action, card: int) -> bool:
-    """Whether ``card`` can still be melded this turn after ``action`` (R4)."""
+    """Whether ``card``, held and not placed by ``action``, can still be melded this
+    turn after ``action`` (R4)."""
     seat = s.turn
     m1, m2, jokers = s.m1[seat], s.m2[seat], s.jk[seat]
+    if card == JK:
+        # the hand's other jokers: the owed one cannot be its own partner in a meld
+        jokers -= 1
     if isinstance(action, NewMeld):
         naturals, used = MELD_CARDS[action]
         jokers -= used
