@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -195,3 +197,83 @@ def test_example_bots_list_and_show(cli_store: Store, capsys: pytest.CaptureFixt
 def test_empty_registry(cli_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
     assert arena(capsys, "bot", "list")[1].startswith("no bots yet")
     assert arena(capsys, "bot", "list", "--json")[1].strip() == "[]"
+
+
+# -- what a submission may hold (docs/bots.md, "What a submission may hold") ---------------
+
+#: The documented limits of a submission.
+LIMIT_BYTES = 10 * 2**20
+LIMIT_ENTRIES = 1000
+
+
+def assert_refused(err: str, code: int, out: str, *fragments: str) -> None:
+    """A one-line usage error (exit 2) holding each fragment."""
+    assert code == 2 and out == "", err
+    assert err.startswith("arena bot submit: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def test_symlinked_file_is_refused(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "real_bot.py"
+    shutil.copy(EXAMPLES / "minimal_bot.py", target)
+    link = tmp_path / "linked_bot.py"
+    link.symlink_to(target)
+    code, out, err = arena(capsys, "bot", "submit", str(link), "--game", GAME)
+    assert_refused(err, code, out, f"{link} is a symbolic link")
+    assert cli_store.list_bots() == [] and cli_store.bot_by_name("linked_bot") is None
+
+
+def test_too_large_file_is_refused_before_it_is_read(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = tmp_path / "big_bot.py"
+    with big.open("wb") as f:  # sparse: 200 MB on paper, nothing on disk
+        f.truncate(200 * 10**6)
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        code, out, err = arena(capsys, "bot", "submit", str(big), "--game", GAME)
+        elapsed = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert_refused(err, code, out, "200,000,000 bytes", f"{LIMIT_BYTES:,}", "10 MiB")
+    assert elapsed < 2.0 and peak < 5 * 2**20, (elapsed, peak)
+    assert cli_store.list_bots() == [] and cli_store.bot_by_name("big_bot") is None
+
+
+def test_too_large_folder_is_refused(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "bigfolder"
+    folder.mkdir()
+    (folder / MANIFEST_FILE).write_text('command = ["python", "main.py"]\n')
+    for name in ("a.bin", "b.bin"):  # each under the limit, together over it
+        with (folder / name).open("wb") as f:
+            f.truncate(LIMIT_BYTES // 2 + 1)
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert_refused(err, code, out, "more than", f"{LIMIT_BYTES:,} bytes")
+    assert cli_store.list_bots() == [] and cli_store.bot_by_name("bigfolder") is None
+
+
+def test_too_many_files_are_refused_and_the_limit_itself_is_kept(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "manyfiles"
+    (folder / "lib").mkdir(parents=True)
+    (folder / MANIFEST_FILE).write_text('command = ["python", "main.py"]\n')
+    # The manifest, the folder lib and 998 files in it: 1,000 entries, the most allowed.
+    for i in range(LIMIT_ENTRIES - 2):
+        (folder / "lib" / f"m{i}.py").write_text(f"X = {i}\n")
+    result = submit_json(capsys, str(folder), "--game", GAME)
+    assert result["label"] == "manyfiles@v1"
+
+    (folder / "lib" / "one_more.py").write_text("\n")
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert_refused(err, code, out, f"more than {LIMIT_ENTRIES:,} files and folders")
+    bot_row = cli_store.bot_by_name("manyfiles")
+    assert bot_row is not None and len(cli_store.bot_versions(bot_row.id)) == 1

@@ -14,7 +14,7 @@ import json
 import os
 import tarfile
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,11 @@ MANIFEST_FILE = "arena-bot.toml"
 ARCHIVE_FORMAT = "tar"
 # Left out of a folder's archive: what running the bot or a checkout leaves behind.
 SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff_cache"})
+#: The most a submission holds (docs/bots.md): its files' sizes together, and its
+#: entries, files and folders (the skipped ones left out). Both are checked from the file
+#: system before a file is read.
+MAX_BYTES = 10 * 2**20
+MAX_ENTRIES = 1000
 HASH_SHOWN = 12
 RECENT_MATCHES = 10
 
@@ -89,27 +94,66 @@ class BotPackage:
         return hashlib.sha256(self.archive).hexdigest()
 
 
-def _folder_files(root: Path) -> Iterator[tuple[str, Path]]:
-    """``(archive name, path)`` of each file under ``root``, in sorted order."""
-    for path in sorted(root.rglob("*"), key=lambda p: p.relative_to(root).as_posix()):
-        relative = path.relative_to(root)
-        if SKIPPED_NAMES.intersection(relative.parts):
-            continue
-        if path.is_symlink():
-            raise CommandError(f"{path} is a symbolic link; a bot folder holds plain files")
-        if path.is_file():
-            yield relative.as_posix(), path
+def _over_limit(what: str, limit: str) -> CommandError:
+    return CommandError(
+        f"{what}; a submission holds at most {limit}: leave out what the bot does not need "
+        "to run (data, logs, build output) and submit again"
+    )
 
 
-def build_archive(files: list[tuple[str, Path]]) -> bytes:
-    """An uncompressed tar of ``files`` with normalized metadata (mtime 0, owner 0, no
-    user or group names, mode 644 or 755 after the owner's execute bit), in the given
-    order: the same names and contents always give the same bytes. Not compressed, since
-    compressors may change their output between versions."""
+_BYTES_LIMIT = f"{MAX_BYTES:,} bytes ({MAX_BYTES / 2**20:g} MiB)"
+_ENTRIES_LIMIT = f"{MAX_ENTRIES:,} files and folders"
+
+
+def _folder_files(root: Path) -> list[tuple[str, Path, int]]:
+    """``(archive name, path, size)`` of each file under ``root``, in sorted order, from
+    the file system alone: a symbolic link is refused, and the walk stops as soon as the
+    entries (files and folders) pass :data:`MAX_ENTRIES` or the sizes :data:`MAX_BYTES`."""
+    found: list[tuple[str, Path, int]] = []
+    entries = total = 0
+    folders = [root]
+    while folders:
+        with os.scandir(folders.pop()) as scan:
+            for entry in scan:
+                if entry.name in SKIPPED_NAMES:
+                    continue
+                path = Path(entry.path)
+                if entry.is_symlink():
+                    raise CommandError(f"{path} is a symbolic link; a bot folder holds plain files")
+                entries += 1
+                if entries > MAX_ENTRIES:
+                    raise _over_limit(
+                        f"{root} holds more than {_ENTRIES_LIMIT} (counting stopped at {path})",
+                        _ENTRIES_LIMIT,
+                    )
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(path)
+                elif entry.is_file(follow_symlinks=False):
+                    size = entry.stat(follow_symlinks=False).st_size
+                    total += size
+                    if total > MAX_BYTES:
+                        raise _over_limit(
+                            f"{root} holds more than {MAX_BYTES:,} bytes "
+                            f"(counting stopped at {total:,} bytes, at {path})",
+                            _BYTES_LIMIT,
+                        )
+                    found.append((path.relative_to(root).as_posix(), path, size))
+    return sorted(found, key=lambda file: file[0])
+
+
+def build_archive(files: list[tuple[str, Path, int]]) -> bytes:
+    """An uncompressed tar of ``files`` (archive name, path, size found before) with
+    normalized metadata (mtime 0, owner 0, no user or group names, mode 644 or 755 after
+    the owner's execute bit), in the given order: the same names and contents always give
+    the same bytes. Not compressed, since compressors may change their output between
+    versions. A file is read no further than its size, so the limits checked hold."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, path in files:
-            data = path.read_bytes()
+        for name, path, size in files:
+            with path.open("rb") as f:
+                data = f.read(size + 1)
+            if len(data) != size:
+                raise CommandError(f"{path} changed while it was archived; submit again")
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mtime = 0
@@ -139,12 +183,20 @@ def read_command(manifest: Path) -> list[str]:
 
 
 def package(path: Path) -> BotPackage:
-    """The archive and command of a bot file (run with ``arena bot run``) or folder."""
+    """The archive and command of a bot file (run with ``arena bot run``) or folder, within
+    the limits of a submission."""
+    if path.is_symlink():
+        raise CommandError(
+            f"{path} is a symbolic link; submit the file itself (a bot file is a plain file)"
+        )
     if path.is_file():
         if path.suffix != ".py":
             raise CommandError(f"{path} is not a Python file (.py) or a bot folder")
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise _over_limit(f"{path} is {size:,} bytes", _BYTES_LIMIT)
         return BotPackage(
-            build_archive([(path.name, path)]),
+            build_archive([(path.name, path, size)]),
             ["python", "-m", "arena", "bot", "run", path.name],
         )
     if path.is_dir():
