@@ -34,6 +34,13 @@ class CommandError(Exception):
     exit_code = USAGE
 
 
+class Failed(CommandError):
+    """What the command ran did not all succeed (matches of a tournament failed, a worker
+    had to stop): exit 1."""
+
+    exit_code = CHECK_FAILED
+
+
 class ServerUnavailable(CommandError):
     """A server the command needs (Postgres, Redis, a referee) does not answer."""
 

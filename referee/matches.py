@@ -95,10 +95,12 @@ class Referee:
         clock: ClockRules | None = None,
         match_id: str = "",
         seat_sessions: Sequence[str] = (),
+        seat_faults: Sequence[str] = (),
     ) -> Match:
         """Create and start a match; its seats' tokens are on ``match.seats``.
         ``seat_sessions``, when given, names for each seat the id of the session to tell
-        of it, or ``""``."""
+        of it, or ``""``; ``seat_faults``, when given, for each seat ``""`` or why its bot
+        cannot play (that seat forfeits before the deal)."""
         if self.closing:
             raise ProtocolError(
                 "UNAVAILABLE", "the referee is shutting down: create the match on another one"
@@ -123,6 +125,12 @@ class Referee:
                 f"join_ms {clock.join_ms} is over this referee's limit of {self.max_join_ms} ms",
             )
         sessions = self._seat_sessions(seat_sessions, len(seat_names))
+        if seat_faults and len(seat_faults) != len(seat_names):
+            raise ProtocolError(
+                "INVALID_ARGUMENT",
+                f"seat_faults has {len(seat_faults)} entries for {len(seat_names)} seats: "
+                'give none, or one per seat ("" for a seat that plays)',
+            )
         self._forget_old()
         waiting = sum(1 for m in self.matches.values() if m.phase is MatchPhase.WAITING)
         if waiting >= self.max_waiting:
@@ -139,12 +147,13 @@ class Referee:
             seat_names,
             clock,
             self.measure,
+            seat_faults,
         )
         self.matches[match.id] = match
         for seat in match.seats:
             self.tokens[seat.token] = (match, seat)
         for seat, session in zip(match.seats, sessions, strict=True):
-            if session is not None:
+            if session is not None and not seat.forfeited:
                 assignment = Assignment(match.id, game, seat.index, seat.token, seat.name)
                 self.sessions.assign(session, assignment, seat)
         task = asyncio.get_running_loop().create_task(self._run(match))

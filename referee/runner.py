@@ -98,6 +98,7 @@ class Match:
         seat_names: list[str],
         clock: ClockRules,
         measure: bool = False,
+        seat_faults: Sequence[str] = (),
     ) -> None:
         spec = get_game(game)
         self.id = match_id
@@ -110,6 +111,10 @@ class Match:
             Seat(i, name, secrets.token_urlsafe(24), SeatClock(clock))
             for i, name in enumerate(seat_names)
         ]
+        for seat, fault in zip(self.seats, seat_faults, strict=False):
+            if fault:  # its bot cannot play: it forfeits before the deal
+                log.info("match %s: seat %d forfeits: %s", match_id, seat.index, fault)
+                seat.status, seat.forfeited = "crashed", True
         self.phase = MatchPhase.WAITING
         self.log = MatchLog(self.state)  # the actions taken, compact; events; watchers
         self.record_bytes: bytes | None = None  # the record, once finished
@@ -120,6 +125,8 @@ class Match:
         # taking an answer to the next message being ready to send, without the transport
         self.referee_ns: list[int] | None = [] if measure else None
         self._all_joined = asyncio.Event()
+        if all(seat.forfeited for seat in self.seats):
+            self._all_joined.set()
         self._started_ms = 0
         self._welcome: list[bytes] | None = None  # each seat's, made when the match starts
         self._abort: str | None = None  # why the match is being aborted
@@ -174,7 +181,7 @@ class Match:
             old.finished.set()  # its stream ends; the new one takes the seat
         if rejoin:
             self._resolve(seat, ("rejoined", None))
-        elif all(s.joined for s in self.seats):
+        elif all(s.joined or s.forfeited for s in self.seats):
             self._all_joined.set()
         return rejoin
 

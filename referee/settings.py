@@ -26,6 +26,9 @@ REFEREE_SECRET = "ARENA_REFEREE_SECRET"
 LEASE_S = "ARENA_LEASE_S"
 SWEEP_S = "ARENA_SWEEP_S"
 LADDER_TICK_S = "ARENA_LADDER_TICK_S"
+DRAIN_S = "ARENA_DRAIN_S"
+STALL_S = "ARENA_STALL_S"
+RETRY_S = "ARENA_RETRY_S"
 ELO_K = "ARENA_ELO_K"
 REFEREE = "ARENA_REFEREE"
 TOKEN = "ARENA_TOKEN"
@@ -38,6 +41,9 @@ APP_NAME = "rummy-arena"
 DEFAULT_LEASE_S = 30.0
 DEFAULT_SWEEP_S = 10.0
 DEFAULT_LADDER_TICK_S = 5.0
+DEFAULT_DRAIN_S = 60.0
+DEFAULT_STALL_S = 30.0
+DEFAULT_RETRY_S = 2.0
 DEFAULT_ELO_K = 24.0
 
 
@@ -90,7 +96,24 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         SWEEP_S,
         f"{DEFAULT_SWEEP_S:g}",
-        "how often `arena scheduler` re-queues expired leases",
+        "how often `arena scheduler` re-queues expired leases and sends work for stranded matches",
+    ),
+    Variable(
+        DRAIN_S,
+        f"{DEFAULT_DRAIN_S:g}",
+        "how long one drain task plays a tournament's matches before handing over to a fresh task",
+    ),
+    Variable(
+        STALL_S,
+        f"{DEFAULT_STALL_S:g}",
+        "a queued match that no task has touched for this long is stranded (its task was "
+        "lost with the broker): the sweep sends work for it again",
+    ),
+    Variable(
+        RETRY_S,
+        f"{DEFAULT_RETRY_S:g}",
+        "the wait before a match that could not be played is tried again; doubled at "
+        "each attempt, at most a minute",
     ),
     Variable(
         LADDER_TICK_S,
@@ -135,6 +158,9 @@ class Settings:
     lease_s: float
     sweep_s: float
     ladder_tick_s: float
+    drain_s: float
+    stall_s: float
+    retry_s: float
     elo_k: float
     referee: str | None
     token: str | None
@@ -170,6 +196,9 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         lease_s=_positive(env, LEASE_S, DEFAULT_LEASE_S),
         sweep_s=_positive(env, SWEEP_S, DEFAULT_SWEEP_S),
         ladder_tick_s=_positive(env, LADDER_TICK_S, DEFAULT_LADDER_TICK_S),
+        drain_s=_positive(env, DRAIN_S, DEFAULT_DRAIN_S),
+        stall_s=_positive(env, STALL_S, DEFAULT_STALL_S),
+        retry_s=_positive(env, RETRY_S, DEFAULT_RETRY_S),
         elo_k=_positive(env, ELO_K, DEFAULT_ELO_K),
         referee=text(REFEREE),
         token=text(TOKEN),

@@ -9,7 +9,16 @@ lease is renewed while it runs; the finished match is handed to
 :meth:`worker.store.Store.finish_match`, which commits record, results and ratings in one
 transaction if, and only if, the claim is still this attempt's (so no match is counted
 twice); a notice goes to the tournament's watchers. A match the referee aborted, or that
-could not be played, goes back to the queue while attempts remain.
+could not be played, goes back to the queue while attempts remain, after a back-off that
+doubles with each attempt. A seat whose bot cannot be started forfeits (the match goes on
+without it: that is the bot's fault, not the match's); a fault of the platform's own before
+the deal (its referee gone, its database away) gives the attempt back, since attempts count
+only plays that started.
+
+The host supervises its referee: when the referee process dies the host stops claiming
+matches at once, starts a new referee (waiting longer after each failure, up to
+:data:`RESTART_WAITS_S`), and only then claims again; if no referee will start, it stops
+the worker with the reason, for its own supervisor (systemd, compose) to act on.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import socket
 import threading
 import time
@@ -25,14 +35,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
+import psycopg_pool
 import redis
 
 from referee import settings, wire
 from referee.clock import ClockRules
 from rummyarena.v1 import common_pb2
 from worker import notices
-from worker.pool import BotPool
-from worker.referee_link import LocalReferee, RefereeLink
+from worker.pool import BotPool, BotStartError
+from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.store import FinishedMatch, InvalidResult, Match, SeatOutcome, Store
 
 log = logging.getLogger(__name__)
@@ -45,6 +57,28 @@ LEASE_S = settings.DEFAULT_LEASE_S
 JOIN_MS = 30_000
 #: The longest a match may run before the worker gives up on it (seconds).
 MATCH_S = 600.0
+#: The waits before each try to start the referee again after it died (seconds); after
+#: the last one fails the worker stops.
+RESTART_WAITS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+#: The longest wait before a match that could not be played is tried again (seconds).
+MAX_RETRY_WAIT_S = 60.0
+#: The referee's answers that say the referee (not the match) is at fault.
+_REFEREE_AWAY = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "RESOURCE_EXHAUSTED")
+
+
+def platform_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` is a fault of the platform's own (its referee away, its database
+    or broker unreachable) rather than of the match being played."""
+    if isinstance(exc, RefereeGone):
+        return exc.code in _REFEREE_AWAY
+    return isinstance(exc, (psycopg.OperationalError, psycopg_pool.PoolTimeout, redis.RedisError))
+
+
+def retry_wait(attempts: int, base_s: float | None = None) -> float:
+    """The back-off before a match that has had ``attempts`` plays is tried again:
+    ``ARENA_RETRY_S`` doubled per attempt, at most :data:`MAX_RETRY_WAIT_S`."""
+    base = settings.load().retry_s if base_s is None else base_s
+    return min(MAX_RETRY_WAIT_S, base * 2.0 ** max(0, attempts - 1))
 
 
 class NoHost(RuntimeError):
@@ -62,9 +96,16 @@ class Host:
     redis: redis.Redis
     lease_s: float = field(default_factory=lambda: settings.load().lease_s)
     stopping: threading.Event = field(default_factory=threading.Event)
+    #: Set while the referee answers; cleared from its death until a new one is up.
+    ready: threading.Event = field(default_factory=threading.Event)
+    #: Why the worker must stop (its referee will not start again), once it must.
+    fatal: str | None = None
     name: str = field(default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}")
     _clocks: dict[int, ClockRules] = field(default_factory=dict)
     _labels: dict[int, str] = field(default_factory=dict)  # bot versions never change
+
+    def __post_init__(self) -> None:
+        self.ready.set()
 
     def close(self) -> None:
         """Stop the bot processes and the referee."""
@@ -76,6 +117,64 @@ class Host:
         with contextlib.suppress(redis.RedisError):
             self.redis.close()
 
+    # -- the referee's supervision ---------------------------------------------------------
+
+    def supervise(self) -> threading.Thread:
+        """Watch the referee process from a thread of its own (started here): on its death
+        stop claiming, start a new one, then claim again (:meth:`_restart_referee`)."""
+        thread = threading.Thread(target=self._watch_referee, name="referee-watch", daemon=True)
+        thread.start()
+        return thread
+
+    def _watch_referee(self) -> None:
+        while self.referee is not None and not self.stopping.is_set():
+            code = self.referee.process.wait()  # returns the moment it dies (and reaps it)
+            if self.stopping.is_set():
+                return
+            self.ready.clear()
+            log.error("the worker's referee exited (code %s): starting a new one", code)
+            if not self._restart_referee():
+                return
+
+    def _restart_referee(self) -> bool:
+        """Start a new referee, waiting longer after each failure; on success rebind the
+        link and the bot pool to it and claim again. If none starts, stop the worker."""
+        problem = ""
+        for wait in RESTART_WAITS_S:
+            if self.stopping.wait(wait):
+                return False
+            try:
+                referee = LocalReferee()
+            except (RefereeGone, OSError) as exc:
+                problem = str(exc)
+                log.error("the referee did not start again: %s", problem)
+                continue
+            old_link, old_referee = self.link, self.referee
+            self.referee, self.link = referee, RefereeLink(referee.address, referee.secret)
+            self.pool.rebind(self.link)
+            old_link.close()
+            if old_referee is not None:
+                old_referee.stop()
+            log.warning("a new referee listens on %s: taking matches again", referee.address)
+            self.ready.set()
+            return True
+        self.fatal = (
+            f"the worker's referee died and did not start again after "
+            f"{len(RESTART_WAITS_S)} tries ({problem or 'no reason given'})"
+        )
+        log.critical("%s: stopping the worker", self.fatal)
+        self.stopping.set()
+        self.ready.set()  # let waiting tasks see that the worker stops
+        os.kill(os.getpid(), signal.SIGTERM)  # a warm shutdown of the Celery worker
+        return False
+
+    def _wait_ready(self) -> bool:
+        """Wait while the referee is being started again; False if the worker stops."""
+        while not self.ready.wait(0.5):
+            if self.stopping.is_set():
+                return False
+        return not self.stopping.is_set()
+
     # -- claiming --------------------------------------------------------------------
 
     def drain(self, tournament_id: int | None, budget_s: float) -> tuple[int, bool]:
@@ -84,7 +183,7 @@ class Host:
         played, whether some may be left)."""
         played = 0
         deadline = time.monotonic() + budget_s
-        while not self.stopping.is_set():
+        while self._wait_ready():
             if time.monotonic() > deadline:
                 return played, True
             holder = self._holder()
@@ -97,15 +196,17 @@ class Host:
             played += 1
         return played, True
 
-    def play_one(self, match_id: int) -> bool:
-        """Claim the match ``match_id`` and play it; False if it was not claimable (done,
-        cancelled, or held by a live lease): a task delivered twice does nothing twice."""
+    def play_one(self, match_id: int) -> str | None:
+        """Claim the match ``match_id`` and play it; returns its state afterwards, or None
+        if it was not claimable (done, cancelled, backing off, or held by a live lease): a
+        task delivered twice does nothing twice."""
+        if not self._wait_ready():
+            return None
         holder = self._holder()
         match = self.store.claim_match(holder, lease_seconds=self.lease_s, match_id=match_id)
         if match is None:
-            return False
-        self.play(match, holder)
-        return True
+            return None
+        return self.play(match, holder)
 
     def _holder(self) -> str:
         return f"{self.name}/{uuid.uuid4().hex[:12]}"
@@ -124,45 +225,100 @@ class Host:
             daemon=True,
         )
         renewer.start()
+        started = False
         try:
-            state = self._play(match, holder)
+            live = self._start(match, holder)
+            started = True
+            state = self._finish(match, holder, live)
         except Exception as exc:  # the match could not be played: back to the queue
-            log.exception("match %d could not be played", match.id)
-            state = (
-                self.store.fail_match(match.id, holder, f"{type(exc).__name__}: {exc}") or "lost"
-            )
+            state = self._give_back(match, holder, exc, started)
         finally:
             stop_renewing.set()
             renewer.join()
         notices.publish(self.redis, match.tournament_id, match_id=match.id, state=state)
         return state
 
-    def _play(self, match: Match, holder: str) -> str:
+    def _give_back(self, match: Match, holder: str, exc: Exception, started: bool) -> str:
+        """Put a match that could not be played back in the queue (after a back-off),
+        or fail it when out of attempts; a platform fault before the deal does not use
+        up an attempt. ``lost`` if the store cannot be told (the lease will expire)."""
+        ours = platform_fault(exc)
+        log.log(
+            logging.WARNING if ours else logging.ERROR,
+            "match %d could not be played%s: %s: %s",
+            match.id,
+            " (a fault of the platform's)" if ours else "",
+            type(exc).__name__,
+            exc,
+            exc_info=not ours,
+        )
+        counted = started or not ours
+        try:
+            state = self.store.fail_match(
+                match.id,
+                holder,
+                f"{type(exc).__name__}: {exc}",
+                started=counted,
+                wait_s=retry_wait(match.attempts if counted else 1),
+            )
+        except Exception:
+            log.exception("match %d: the store could not be told; its lease will expire", match.id)
+            return "lost"
+        return state or "lost"
+
+    def _start(self, match: Match, holder: str) -> _Live:
+        """Seat the match's bots and create it on the referee: the play has started."""
         if not self._labels.keys() >= set(match.seats):
             self._labels.update(self.store.labels(match.seats))
-        labels = self._labels
-        sessions = [self.pool.session(v) for v in match.seats]
-        referee_id = f"m{match.id}a{match.attempts}"
-        began = time.monotonic()
-        self.link.create_match(
+        labels = [self._labels.get(v, f"version {v}") for v in match.seats]
+        sessions, faults = [], []
+        for v in match.seats:
+            try:
+                sessions.append(self.pool.session(v))
+                faults.append("")
+            except BotStartError as exc:  # the bot's own fault: its seat forfeits
+                log.warning("match %d: %s", match.id, exc)
+                sessions.append("")
+                faults.append(str(exc))
+        referee_id = f"m{match.id}a{match.attempts}-{holder[-6:]}"
+        link = self.link  # the referee of this play, even if it is replaced meanwhile
+        link.create_match(
             referee_id,
             match.game,
             match.options,
             match.seed,
-            [labels.get(v, f"version {v}") for v in match.seats],
+            labels,
             sessions,
             self._clock(match.tournament_id),
+            faults,
         )
-        notices.set_live(self.redis, match.id, self.link.address, referee_id, MATCH_S)
+        note = "; ".join(
+            f"seat {seat} ({label}) forfeited: {fault}"
+            for seat, (label, fault) in enumerate(zip(labels, faults, strict=True))
+            if fault
+        )
+        return _Live(link, referee_id, time.monotonic(), note or None)
+
+    def _finish(self, match: Match, holder: str, live: _Live) -> str:
+        """Wait for the referee's result and commit it (or give the match back if the
+        referee aborted it)."""
+        link, referee_id = live.link, live.referee_id
+        notices.set_live(self.store, match.id, holder, link.address, referee_id)
         try:
-            reply = self.link.wait(referee_id, MATCH_S)
+            reply = link.wait(referee_id, MATCH_S)
         finally:
-            notices.clear_live(self.redis, match.id)
+            notices.clear_live(self.store, match.id, holder)
         try:
             result = reply.result
             if result.status == common_pb2.MATCH_STATUS_ABORTED:
                 return (
-                    self.store.fail_match(match.id, holder, f"aborted: {result.reason}") or "lost"
+                    self.store.fail_match(
+                        match.id,
+                        holder,
+                        f"aborted: {result.reason}",
+                        wait_s=retry_wait(match.attempts),
+                    )
+                    or "lost"
                 )
             finished = FinishedMatch(
                 record=reply.record.SerializeToString(),
@@ -173,7 +329,8 @@ class Host:
                     for s in result.seats
                 ],
                 num_actions=len(reply.record.action_index) or len(reply.record.actions),
-                duration_ms=round((time.monotonic() - began) * 1000),
+                duration_ms=round((time.monotonic() - live.began) * 1000),
+                note=live.note,
             )
             try:
                 done = self.store.finish_match(match.id, holder, finished)
@@ -181,7 +338,7 @@ class Host:
                 return self.store.fail_match(match.id, holder, str(exc), retry=False) or "lost"
             return "done" if done else "lost"
         finally:
-            self.link.release(referee_id)
+            link.release(referee_id)
 
     def _renew(self, match_id: int, holder: str, stop: threading.Event) -> None:
         while not stop.wait(self.lease_s / 3):
@@ -204,14 +361,40 @@ class Host:
     # -- the scheduler's sweep -----------------------------------------------------------
 
 
-def sweep(store: Store, enqueue: Callable[[int], Any]) -> dict[int, str]:
+def sweep(
+    store: Store,
+    enqueue: Callable[[int], Any],
+    drain: Callable[[int, int], Any],
+    stall_s: float | None = None,
+) -> dict[int, str]:
     """Re-queue the running matches whose lease expired (their worker vanished) and
-    enqueue a task for each one queued again; returns match id → new state."""
+    enqueue a task for each one queued again; then send work for the queued matches no
+    task is working on (:meth:`Store.stranded`: their tasks were lost with the broker,
+    say), ``drain(tournament id, claimable matches)`` for a tournament's. Returns match
+    id → new state of the re-queued ones."""
     moved = store.requeue_expired()
     for match_id, state in moved.items():
         if state == "queued":
             enqueue(match_id)
+    tournaments, lone = store.stranded(settings.load().stall_s if stall_s is None else stall_s)
+    for tournament_id, claimable in tournaments.items():
+        log.warning("tournament %d: queued matches no task works on; sending work", tournament_id)
+        drain(tournament_id, claimable)
+    for match_id in lone:
+        log.warning("match %d is queued with no task working on it: sending one", match_id)
+        enqueue(match_id)
     return moved
+
+
+@dataclass(frozen=True, slots=True)
+class _Live:
+    """A match created on a referee: that referee, its id there, when it began
+    (monotonic), and what the platform noted of its seats."""
+
+    link: RefereeLink
+    referee_id: str
+    began: float
+    note: str | None
 
 
 _current: Host | None = None
@@ -240,4 +423,6 @@ def start_host(store: Store, redis_url: str) -> Host:
     except BaseException:
         referee.stop()
         raise
-    return Host(store, referee, link, pool, client)
+    host = Host(store, referee, link, pool, client)
+    host.supervise()
+    return host

@@ -43,6 +43,12 @@ FOLDER_PREFIX = "arena-bots-"
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "SYSTEMROOT")
 
 
+class BotStartError(RuntimeError):
+    """A bot version's process could not be started for a reason of its own (no command,
+    a program that is missing or cannot run, an archive that does not unpack): its seat
+    forfeits, the match goes on."""
+
+
 class VersionSource(Protocol):
     """What the pool reads of a bot version: its label, its manifest, its archive."""
 
@@ -122,20 +128,26 @@ class BotPool:
             return bot.session_id
 
     def launch(self, version_id: int) -> BotProcess:
-        """Unpack the version, open its session and start its process."""
+        """Unpack the version, open its session and start its process;
+        :class:`BotStartError` when the bot itself is why it cannot start."""
         version = self.versions.bot_version(version_id)
         label = str(getattr(version, "label", f"version {version_id}"))
         manifest = getattr(version, "manifest", {}) or {}
         command = list(manifest.get("command") or ())
         if not command:
-            raise RuntimeError(f"bot {label} has no command in its manifest")
+            raise BotStartError(f"bot {label} has no command in its manifest")
         if command[0] in ("python", "python3"):
             command[0] = sys.executable
         self.starts += 1
         folder = self.root / f"v{version_id}-{self.starts}"
         folder.mkdir()
-        with tarfile.open(fileobj=io.BytesIO(self.versions.bot_archive(version_id))) as tar:
-            tar.extractall(folder, filter="data")
+        archive = self.versions.bot_archive(version_id)
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(folder, filter="data")
+        except (tarfile.TarError, OSError) as exc:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise BotStartError(f"bot {label}'s files do not unpack: {exc}") from None
         session_id, key = self.referee.open_session(label)
         env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
         env = child_env(env)
@@ -145,18 +157,36 @@ class BotPool:
             ARENA_BOT_NAME=label,
             PYTHONUNBUFFERED="1",
         )
-        with open(folder / "bot.log", "ab") as out:
-            process = subprocess.Popen(
-                command,
-                cwd=folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                process_group=0,
-            )
+        try:
+            with open(folder / "bot.log", "ab") as out:
+                process = subprocess.Popen(
+                    command,
+                    cwd=folder,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    process_group=0,
+                )
+        except OSError as exc:  # a missing program, or one that cannot be run
+            self.referee.close_session(session_id)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise BotStartError(
+                f"bot {label}'s command {command[0]!r} could not start: "
+                f"{exc.strerror or type(exc).__name__}"
+            ) from None
         log.info("started bot %s (pid %d)", label, process.pid)
         return BotProcess(version_id, label, session_id, process, folder)
+
+    def rebind(self, referee: RefereeLink) -> None:
+        """Use a new referee (the old one died and was started again): the processes
+        of the old one's sessions are stopped; the next match starts them anew."""
+        with self._lock:
+            bots, self.processes = list(self.processes.values()), {}
+            self.referee = referee
+        for bot in bots:
+            stop_group(bot.process, STOP_S)
+            shutil.rmtree(bot.folder, ignore_errors=True)
 
     def reap(self) -> int:
         """Stop the processes idle for longer than the pool's idle time, and forget dead

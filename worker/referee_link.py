@@ -26,7 +26,12 @@ CALL_S = 10.0
 
 
 class RefereeGone(RuntimeError):
-    """The worker's referee stopped answering."""
+    """The worker's referee refused a call or stopped answering; ``code`` is the gRPC
+    status name (``UNAVAILABLE`` when it is away)."""
+
+    def __init__(self, message: str, code: str = "UNAVAILABLE") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class LocalReferee:
@@ -62,6 +67,11 @@ class LocalReferee:
             raise RefereeGone(f"the worker's referee did not start (it said {line.strip()!r})")
         self.address = line.split()[-1]
 
+    @property
+    def alive(self) -> bool:
+        """True while the referee process runs."""
+        return self.process.poll() is None
+
     def stop(self) -> None:
         """SIGTERM, then SIGKILL after 10 s."""
         if self.process.poll() is None:
@@ -95,7 +105,8 @@ class RefereeLink:
         except grpc.RpcError as exc:
             raise RefereeGone(
                 f"the referee at {self.address} refused {method}: "
-                f"{exc.code().name}: {exc.details()}"
+                f"{exc.code().name}: {exc.details()}",
+                exc.code().name,
             ) from exc
 
     def open_session(self, name: str) -> tuple[str, str]:
@@ -117,14 +128,17 @@ class RefereeLink:
         names: Sequence[str],
         sessions: Sequence[str],
         clock: ClockRules | None = None,
+        faults: Sequence[str] = (),
     ) -> None:
-        """Create a match whose seats are told to the bot sessions ``sessions``."""
+        """Create a match whose seats are told to the bot sessions ``sessions``; a seat
+        with a fault in ``faults`` (its bot cannot play) forfeits before the deal."""
         request = match_pb2.CreateMatchRequest(
             game=game,
             seed=seed,
             seat_names=list(names),
             seat_sessions=list(sessions),
             match_id=match_id,
+            seat_faults=list(faults) if any(faults) else [],
         )
         options_to_proto(dict(options), request.options)
         if clock is not None:

@@ -1,58 +1,107 @@
 """The platform's Celery tasks: thin, named, taking ids (ARCHITECTURE decision 6).
 
 - ``arena.drain(tournament_id)``: claim and play the tournament's queued matches one after
-  another, for up to :data:`DRAIN_S` seconds, then enqueue itself again if some are left.
+  another, for up to :data:`DRAIN_S` seconds, then enqueue itself again if some are left
+  (later, if those left are waiting out a retry's back-off).
   A tournament is started with a few of these rather than one task per match: one task
   per match costs the broker's round trip and a task's bookkeeping on every match, which
   is more than the platform's whole budget for a short match (``docs/performance.md``).
 - ``arena.play_match(match_id)``: claim that match and play it (a match queued again by
-  the sweep, or a single match).
-- ``arena.sweep()``: re-queue matches whose lease expired, and enqueue each again (run
+  the sweep, or a single match); enqueued again after its back-off if it was put back.
+- ``arena.sweep()``: re-queue matches whose lease expired, and enqueue each again; send
+  work for queued matches that no task works on, whatever the broker remembers (run
   every :data:`SWEEP_S` seconds by ``arena scheduler``).
 - ``arena.ladder_tick()``: rate the ladders' new results and queue their next matches
   (every :data:`LADDER_TICK_S` seconds).
 
 Every task is safe to run twice: the atomic claim of the match row decides, and a finish
-is committed only under the claim that played it.
+is committed only under the claim that played it. A task lost (the broker restarted
+empty, a task that could not enqueue its successor) loses nothing: Postgres holds the
+queued matches, and the sweep finds them.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from kombu.exceptions import OperationalError
 
 from referee import settings
 from worker import host
 from worker.app import app
+from worker.store import Store
 
-#: How long one drain task plays before handing over to a fresh task (seconds); well
-#: within the tasks' soft time limit, so a warm shutdown never waits long.
-DRAIN_S = 60.0
+log = logging.getLogger(__name__)
+
+#: How long one drain task plays before handing over to a fresh task (seconds;
+#: ``ARENA_DRAIN_S``); well within the tasks' soft time limit, so a warm shutdown never
+#: waits long.
+DRAIN_S = settings.load().drain_s
+#: Drain tasks sent for a tournament (at most one per queued match): the most matches the
+#: cluster plays at once for it. A drain task that finds nothing left returns at once, so
+#: a cap above the cluster's slots costs little.
+PARALLEL = 32
 #: How often the scheduler sweeps expired leases (seconds; ``ARENA_SWEEP_S``).
 SWEEP_S = settings.load().sweep_s
 #: How often the scheduler ticks the ladders (seconds; ``ARENA_LADDER_TICK_S``).
 LADDER_TICK_S = settings.load().ladder_tick_s
 
 
+def start_drains(store: Store, tournament_id: int, queued: int, parallel: int = PARALLEL) -> int:
+    """Send drain tasks for the tournament (one per queued match, at most ``parallel``),
+    noting in Postgres that work was sent, so the sweep sends it again if it is lost;
+    returns how many."""
+    store.mark_dispatched(tournament_id)
+    count = min(queued, parallel)
+    for _ in range(count):
+        drain.delay(tournament_id)
+    return count
+
+
+def sweep_now(store: Store) -> dict[int, str]:
+    """The sweep (:func:`worker.host.sweep`), its work enqueued as tasks."""
+    return host.sweep(store, play_match.delay, lambda t, n: start_drains(store, t, n))
+
+
 @app.task(name="arena.drain", acks_late=True, reject_on_worker_lost=True)
 def drain(tournament_id: int) -> int:
     """Play the tournament's claimable matches for up to :data:`DRAIN_S`; returns how
     many this task played."""
-    played, more = host.current().drain(tournament_id, DRAIN_S)
-    if more and not host.current().stopping.is_set():
-        drain.delay(tournament_id)
+    worker = host.current()
+    played, more = worker.drain(tournament_id, DRAIN_S)
+    if worker.stopping.is_set():
+        return played
+    wait = 0.0 if more else worker.store.next_claim_in(tournament_id)
+    if wait is not None:
+        _enqueue(drain, tournament_id, wait)
     return played
 
 
 @app.task(name="arena.play_match", acks_late=True, reject_on_worker_lost=True)
 def play_match(match_id: int) -> bool:
     """Claim and play one match; False if it was not claimable."""
-    return host.current().play_one(match_id)
+    worker = host.current()
+    state = worker.play_one(match_id)
+    if state == "queued" and not worker.stopping.is_set():
+        _enqueue(play_match, match_id, worker.store.next_claim_in(match_id=match_id) or 0.0)
+    return state is not None
+
+
+def _enqueue(task: Any, arg: int, countdown: float) -> None:
+    """Enqueue ``task(arg)`` after ``countdown`` seconds; if the broker is away, say so
+    and go on: the sweep sends work for what no task works on."""
+    try:
+        task.apply_async((arg,), countdown=countdown or None)
+    except (OperationalError, ConnectionError, OSError) as exc:
+        log.warning("%s(%d) not enqueued, the broker is away: %s", task.name, arg, exc)
 
 
 @app.task(name="arena.sweep", acks_late=True, reject_on_worker_lost=True)
 def sweep() -> dict[str, Any]:
-    """Re-queue expired leases and enqueue the matches queued again."""
-    moved = host.sweep(host.current().store, play_match.delay)
+    """Re-queue expired leases and enqueue the matches queued again; send work for
+    stranded matches."""
+    moved = sweep_now(host.current().store)
     return {str(k): v for k, v in moved.items()}
 
 

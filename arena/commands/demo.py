@@ -110,8 +110,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             console.print(f"\n[bold]{game}[/bold]: tournament {tournament_id}, {count} matches")
             from worker import tasks
 
-            for _ in range(2 * args.concurrency):
-                tasks.drain.delay(tournament_id)
+            tasks.start_drains(store, tournament_id, count, 2 * args.concurrency)
             follow(running, store.tournament(tournament_id), args.quiet, sweep=True)
             report(store, tournament_id, json_out=False)
             played.append(tournament_id)

@@ -120,7 +120,7 @@ def _duel(
     import random
 
     from arena.commands.tournament import resolve_bots
-    from worker import host, tasks
+    from worker import tasks
     from worker.sprt import game_score
     from worker.store import ScheduledMatch
 
@@ -166,6 +166,7 @@ def _duel(
             if batch:
                 for match_id in store.schedule_matches(tournament_id, args.game, options, batch):
                     tasks.play_match.delay(match_id)
+                store.mark_dispatched(tournament_id)  # lost tasks are sent again by the sweep
                 scheduled += len(batch)
         for table in store.tournament_results(tournament_id, known=fed):
             fed.add(table.match_id)
@@ -186,7 +187,7 @@ def _duel(
             break
         if running.workers and len(running.dead_workers()) == len(running.workers):
             raise CommandError(f"every local worker stopped; see {running.logs}")
-        host.sweep(store, tasks.play_match.delay)
+        tasks.sweep_now(store)
         time.sleep(POLL_S)
     cancelled = sum(
         store.cancel_match(m.id)

@@ -149,7 +149,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
     from rich.live import Live
 
     from arena.platform import platform
-    from worker import host, ladder, tasks
+    from worker import ladder, tasks
 
     console = Console(stderr=True)
     with platform(workers=workers, concurrency=args.concurrency) as running:
@@ -165,7 +165,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
             with Live(console=console, auto_refresh=False) as live:
                 while deadline is None or time.monotonic() < deadline:
                     ladder.tick(store, tasks.play_match.delay, rng)
-                    host.sweep(store, tasks.play_match.delay)
+                    tasks.sweep_now(store)
                     if console.is_terminal:
                         live.update(leaderboard_table(store, started.game), refresh=True)
                     time.sleep(FOREGROUND_TICK_S)

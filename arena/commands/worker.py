@@ -9,7 +9,7 @@ import logging
 import threading
 from typing import Any
 
-from arena.cli import CommandError
+from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples
 from arena.commands.db import store_errors
 from referee.auth import arena_home
@@ -85,6 +85,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         finally:
             host.install(None)
             worker_host.close()
+    if worker_host.fatal is not None:  # for its supervisor (systemd, compose) to restart it
+        raise Failed(f"{worker_host.fatal}; see the log above")
     return 0
 
 

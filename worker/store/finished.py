@@ -54,6 +54,9 @@ class FinishedMatch:
     format: str = RECORD_FORMAT
     num_actions: int | None = None
     duration_ms: int | None = None
+    #: What the platform noted of the match (a seat whose bot could not start), kept as
+    #: the match's ``error`` line.
+    note: str | None = None
 
 
 def _is_int(value: object) -> bool:

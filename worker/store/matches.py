@@ -135,7 +135,7 @@ _FINISH_REFUSED = "SELECT game, num_seats FROM matches WHERE id = %s"
 _FINISH_WRITE = """
     WITH numbered AS (
         UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,
-            lease_expires = NULL, error = NULL, finish_seq = %(seq)s
+            lease_expires = NULL, error = %(note)s, finish_seq = %(seq)s
         WHERE id = %(id)s),
     results AS (
         UPDATE match_seats s
@@ -322,6 +322,7 @@ class MatchStore(StoreBase):
                 WHERE m.id = least(
                     (SELECT id FROM matches
                      WHERE state = 'queued' AND attempts < max_attempts {only}
+                       AND (not_before IS NULL OR not_before <= now())
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
                     (SELECT id FROM matches
                      WHERE state = 'running' AND lease_expires < now()
@@ -363,21 +364,125 @@ class MatchStore(StoreBase):
         return row is not None
 
     def fail_match(
-        self, match_id: int, holder: str, error: str, *, retry: bool = True
+        self,
+        match_id: int,
+        holder: str,
+        error: str,
+        *,
+        retry: bool = True,
+        started: bool = True,
+        wait_s: float = 0.0,
     ) -> str | None:
         """Give up a running match: back to ``queued`` while attempts remain (and ``retry``),
-        else ``failed``. Returns the new state, or None if the match was not ``holder``'s."""
+        not claimed again for ``wait_s`` seconds (a retry's back-off), else ``failed``.
+        A play that never ``started`` (the platform failed before the deal: its referee
+        gone, say) gives its attempt back: attempts count only plays that started.
+        Returns the new state, or None if the match was not ``holder``'s."""
         row = self._run(
             lambda conn: conn.execute(
-                "UPDATE matches SET state = CASE WHEN %s AND attempts < max_attempts"
+                "UPDATE matches SET attempts = attempts - CASE WHEN %(started)s THEN 0 ELSE 1 END,"
+                " state = CASE WHEN %(retry)s AND (attempts < max_attempts OR NOT %(started)s)"
                 " THEN 'queued' ELSE 'failed' END,"
-                " lease_holder = NULL, lease_expires = NULL, error = %s,"
-                " finished_at = CASE WHEN %s AND attempts < max_attempts THEN NULL ELSE now() END"
-                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING state",
-                (retry, error, retry, match_id, holder),
+                " lease_holder = NULL, lease_expires = NULL, error = %(error)s,"
+                " not_before = now() + %(wait)s * interval '1 second',"
+                " finished_at = CASE WHEN %(retry)s AND (attempts < max_attempts"
+                " OR NOT %(started)s) THEN NULL ELSE now() END"
+                " WHERE id = %(id)s AND state = 'running' AND lease_holder = %(holder)s"
+                " RETURNING state",
+                {
+                    "started": started,
+                    "retry": retry,
+                    "error": error,
+                    "wait": wait_s,
+                    "id": match_id,
+                    "holder": holder,
+                },
             ).fetchone()
         )
         return None if row is None else str(row[0])
+
+    def retry_failed(self, tournament_id: int, attempts: int = 3) -> list[int]:
+        """Put the tournament's failed matches back in the queue, each with ``attempts``
+        more attempts; returns their ids (none the second time: a queued, running or
+        finished match is left as it is)."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET state = 'queued', max_attempts = attempts + %s,"
+                " finished_at = NULL, not_before = NULL, dispatched_at = now()"
+                " WHERE tournament_id = %s AND state = 'failed' RETURNING id",
+                (attempts, tournament_id),
+            ).fetchall()
+        )
+        return sorted(int(r[0]) for r in rows)
+
+    def next_claim_in(
+        self, tournament_id: int | None = None, *, match_id: int | None = None
+    ) -> float | None:
+        """Seconds until a queued match of the tournament (or the match ``match_id``) may
+        be claimed: 0 if one may now, more while they wait out a retry's back-off; None
+        when none is queued."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT extract(epoch FROM min(coalesce(not_before, now())) - now())"
+                " FROM matches WHERE state = 'queued' AND attempts < max_attempts"
+                " AND (%(t)s::bigint IS NULL OR tournament_id = %(t)s)"
+                " AND (%(m)s::bigint IS NULL OR id = %(m)s)",
+                {"t": tournament_id, "m": match_id},
+            ).fetchone()
+        )
+        return None if row is None or row[0] is None else max(0.0, float(row[0]))
+
+    def mark_dispatched(self, tournament_id: int) -> None:
+        """Note that work (drain tasks) was sent for the tournament now: from then on the
+        sweep sends it again whenever the tournament is stranded (:meth:`stranded`)."""
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE tournaments SET dispatched_at = now() WHERE id = %s", (tournament_id,)
+            )
+        )
+
+    def stranded(self, idle_s: float) -> tuple[dict[int, int], list[int]]:
+        """Queued matches that no task is working on, found from Postgres alone (the
+        broker may have lost its tasks): (tournament id → its claimable matches, lone
+        match ids). A tournament that was sent work (:meth:`mark_dispatched`) is stranded
+        when it has claimable queued matches, none running, and none of its matches was
+        created, claimed or finished, nor work sent for it, in the last ``idle_s``
+        seconds; a match of no tournament when it is claimable and was queued, tried or
+        sent for that long ago. Each is marked as sent for (``dispatched_at``) in the same
+        transaction, so its work is enqueued once per ``idle_s`` at most."""
+        tournaments = """
+            WITH stuck AS (
+                SELECT t.id, (SELECT count(*) FROM matches q WHERE q.tournament_id = t.id
+                              AND q.state = 'queued' AND q.attempts < q.max_attempts
+                              AND (q.not_before IS NULL OR q.not_before <= now())) AS claimable
+                FROM tournaments t
+                WHERE t.dispatched_at < now() - %(idle)s * interval '1 second'
+                  AND NOT EXISTS (
+                    SELECT 1 FROM matches a WHERE a.tournament_id = t.id
+                      AND (a.state = 'running'
+                           OR greatest(a.started_at, a.finished_at, a.created_at)
+                              >= now() - %(idle)s * interval '1 second'))
+                FOR UPDATE OF t SKIP LOCKED)
+            UPDATE tournaments t SET dispatched_at = now() FROM stuck
+            WHERE t.id = stuck.id AND stuck.claimable > 0 RETURNING t.id, stuck.claimable"""
+        singles = """
+            UPDATE matches SET dispatched_at = now()
+            WHERE id IN (
+                SELECT id FROM matches
+                WHERE state = 'queued' AND tournament_id IS NULL
+                  AND attempts < max_attempts AND (not_before IS NULL OR not_before <= now())
+                  AND greatest(dispatched_at, started_at, not_before, created_at)
+                      < now() - %(idle)s * interval '1 second'
+                ORDER BY id FOR UPDATE SKIP LOCKED)
+            RETURNING id"""
+
+        def op(conn: psycopg.Connection) -> tuple[dict[int, int], list[int]]:
+            with conn.transaction():
+                found = conn.execute(tournaments, {"idle": idle_s}).fetchall()
+                lone = conn.execute(singles, {"idle": idle_s}).fetchall()
+            return {int(t): int(n) for t, n in found}, sorted(int(r[0]) for r in lone)
+
+        return self._run(op)
 
     def cancel_match(self, match_id: int) -> bool:
         """Cancel a queued or running match; False if it had already ended."""
@@ -480,6 +585,7 @@ class MatchStore(StoreBase):
                         "winners": winners,
                         "num_actions": finished.num_actions,
                         "duration_ms": finished.duration_ms,
+                        "note": finished.note,
                         "rated": list(final),
                         "before": [current[p] for p in final],
                         "after": list(final.values()),
@@ -552,3 +658,42 @@ class MatchStore(StoreBase):
             ).fetchall()
         )
         return [SeatOutcome(*r) for r in rows]
+
+    # -- what spectators may see -------------------------------------------------------
+
+    def set_live(self, match_id: int, holder: str, referee: str, referee_match: str) -> bool:
+        """Record where the running match held by ``holder`` is played (its referee's
+        address and the referee's id of the match), for the live view; False if the
+        match is not running under ``holder``. Leaving ``running`` or changing hands clears
+        it (migration 0004), so only the play that holds the claim can name an address."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET live_referee = %s, live_match = %s"
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id",
+                (referee, referee_match, match_id, holder),
+            ).fetchone()
+        )
+        return row is not None
+
+    def clear_live(self, match_id: int, holder: str) -> None:
+        """The play of ``holder`` no longer serves the match's live view."""
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE matches SET live_referee = NULL, live_match = NULL"
+                " WHERE id = %s AND lease_holder = %s AND live_referee IS NOT NULL",
+                (match_id, holder),
+            )
+        )
+
+    def live_location(self, match_id: int) -> tuple[str, str] | None:
+        """Where a running match is played, as its worker recorded it under its claim:
+        (referee address, referee's match id); None when it is not running, its worker
+        has not said, or the claim's lease has expired (the worker may be gone)."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT live_referee, live_match FROM matches WHERE id = %s"
+                " AND state = 'running' AND live_referee IS NOT NULL AND lease_expires > now()",
+                (match_id,),
+            ).fetchone()
+        )
+        return None if row is None else (str(row[0]), str(row[1]))
