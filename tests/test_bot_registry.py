@@ -3,6 +3,7 @@ versions of a file or a folder with an ``arena-bot.toml``, listings with Elo, an
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -10,11 +11,13 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from psycopg.types.json import Jsonb
 
 from arena.cli import main
 from arena.commands.bot_registry import MANIFEST_FILE, package
+from arena.commands.tournament import resolve_bots
 from tests.store_fixtures import finished_match
-from worker.store import Store
+from worker.store import Store, StoreError
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -277,3 +280,106 @@ def test_too_many_files_are_refused_and_the_limit_itself_is_kept(
     assert_refused(err, code, out, f"more than {LIMIT_ENTRIES:,} files and folders")
     bot_row = cli_store.bot_by_name("manyfiles")
     assert bot_row is not None and len(cli_store.bot_versions(bot_row.id)) == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a" * 41,
+        "x" * 10_000,
+        "two\nlines",
+        "right\u202eleft",
+        "a,b",
+        "evil@v1",
+        "with space",
+        "-looks-like-a-flag",
+        ".hidden",
+        "caf\u00e9",
+        "tab\there",
+    ],
+    ids=[
+        "41-chars",
+        "10000-chars",
+        "newline",
+        "rtl-override",
+        "comma",
+        "at-version",
+        "space",
+        "leading-dash",
+        "leading-dot",
+        "non-ascii",
+        "tab",
+    ],
+)
+def test_bad_names_are_refused_and_nothing_is_stored(
+    cli_store: Store, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    bot = str(EXAMPLES / "minimal_bot.py")
+    code, out, err = arena(capsys, "bot", "submit", bot, "--game", GAME, f"--name={name}")
+    assert_refused(err, code, out, "1 to 40 ASCII letters, digits")
+    assert len(err) < 400
+    assert cli_store.list_bots() == [] and cli_store.bot_by_name(name) is None
+
+
+def test_bad_names_are_refused_by_the_store_too(cli_store: Store) -> None:
+    for name in ("a,b", "evil@v1", "two\nlines", ""):
+        with pytest.raises(StoreError, match="1 to 40 ASCII letters, digits"):
+            cli_store.add_bot(name, "ann")
+    assert cli_store.bot_by_name("a,b") is None
+
+
+def test_a_file_stem_that_is_no_name_asks_for_name(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "my bot.py"
+    shutil.copy(EXAMPLES / "minimal_bot.py", bot)
+    code, out, err = arena(capsys, "bot", "submit", str(bot), "--game", GAME)
+    assert_refused(err, code, out, "'my bot'", "--name")
+    assert cli_store.list_bots() == []
+
+
+@pytest.mark.parametrize(
+    "name", ["heuristic-hollywood-gin", "minimal-rummy-500", "heuristic_bot", "v1.2", "A" * 40]
+)
+def test_good_names_are_stored(
+    cli_store: Store, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    bot = str(EXAMPLES / "minimal_bot.py")
+    result = submit_json(capsys, bot, "--game", GAME, "--name", name)
+    assert result["label"] == f"{name}@v1"
+
+
+def test_names_stored_before_the_rule_still_list_show_and_resolve(
+    cli_store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = Jsonb({"game": GAME, "command": ["python", "bot.py"], "archive": "tar"})
+    with cli_store.pool.connection() as conn:  # as an older platform stored them
+        for name in ("evil@v1", "two\nlines"):
+            bot_id = conn.execute(
+                "INSERT INTO bots (name, owner) VALUES (%s, 'old') RETURNING id", (name,)
+            ).fetchone()
+            assert bot_id is not None
+            conn.execute(
+                "INSERT INTO bot_versions"
+                " (bot_id, version, content_hash, archive, manifest, game, submitted_by)"
+                " VALUES (%s, 1, %s, %s, %s, %s, 'old')",
+                (
+                    bot_id[0],
+                    hashlib.sha256(name.encode()).hexdigest(),
+                    name.encode(),
+                    manifest,
+                    GAME,
+                ),
+            )
+    code, out, _ = arena(capsys, "bot", "list")
+    assert code == 0
+    assert [line.split() for line in out.splitlines()[1:]] == [
+        ["'evil@v1'", "1", "v1", GAME, "unrated"],
+        ["'two\\nlines'", "1", "v1", GAME, "unrated"],
+    ]
+    code, out, _ = arena(capsys, "bot", "show", "evil@v1")
+    assert code == 0 and out.splitlines()[0] == "'evil@v1' (owner old)"
+    legacy = cli_store.bot_by_name("evil@v1")
+    assert legacy is not None
+    version = cli_store.bot_versions(legacy.id)[0].version.id
+    assert resolve_bots(cli_store, GAME, ["evil@v1@v1"]) == [version]

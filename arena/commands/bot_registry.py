@@ -23,6 +23,7 @@ from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
 from arena.commands.db import with_store
 from worker.store import BotVersion, RatedVersion, SeatMatch, Store
+from worker.store.bots import bot_name_problem, is_bot_name
 
 MANIFEST_FILE = "arena-bot.toml"
 ARCHIVE_FORMAT = "tar"
@@ -210,6 +211,12 @@ def package(path: Path) -> BotPackage:
 # -- commands ------------------------------------------------------------------------------
 
 
+def _shown(name: str) -> str:
+    """A bot name for a line of text: quoted and escaped when it was stored before the
+    name rule and breaks it, so a newline or a bidi mark cannot garble the table."""
+    return name if is_bot_name(name) else repr(name)
+
+
 def _rating_text(rating: float | None, games: int) -> str:
     return "unrated" if rating is None else f"{rating:.1f} ({games} games)"
 
@@ -239,8 +246,11 @@ def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: st
 def cmd_submit(args: argparse.Namespace) -> int:
     """Store a bot version; says whether the content was new."""
     path: Path = args.path
-    bot = package(path)
     name = args.name or (path.stem if path.is_file() else path.resolve().name)
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise CommandError(problem if args.name else f"{problem}; give one with --name")
+    bot = package(path)
     owner = args.owner or getpass.getuser()
 
     def body(store: Store) -> int:
@@ -299,7 +309,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             return 0
         rows = [("bot", "versions", "latest", "game", "elo")] + [
             (
-                b.bot.name,
+                _shown(b.bot.name),
                 str(b.versions),
                 f"v{b.latest.version}",
                 b.latest.game,
@@ -355,7 +365,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
             print(json.dumps(data))
             return 0
-        print(f"{bot.name} (owner {bot.owner})")
+        print(f"{_shown(bot.name)} (owner {bot.owner})")
         _print_table(
             [("version", "sha256", "game", "submitted", "by", "elo")]
             + [_version_row(v) for v in versions]

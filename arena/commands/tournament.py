@@ -25,6 +25,7 @@ from arena.commands.standings import (
     standings_of,
     standings_table,
 )
+from worker.store.bots import parse_label
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -222,13 +223,13 @@ def resolve_bots(store: Store, game: str, names: list[str]) -> list[int]:
     """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``."""
     versions = []
     for entry in names:
-        name, _, wanted = entry.partition("@v")
+        name, wanted = parse_label(entry)
         bot = store.bot_by_name(name)
         if bot is None:
             raise CommandError(f"no bot named {name!r}; register it with `arena bot submit`")
         of_game = [v.version for v in store.bot_versions(bot.id) if v.version.game == game]
-        if wanted:
-            chosen = [v for v in of_game if str(v.version) == wanted]
+        if wanted is not None:
+            chosen = [v for v in of_game if v.version == wanted]
             if not chosen:
                 raise CommandError(f"bot {name} has no version v{wanted} for {game}")
         else:

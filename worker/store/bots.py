@@ -4,6 +4,7 @@ archive and manifest, content-addressed (the same archive again is the same vers
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,42 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from worker.store.base import StoreBase, StoreError
+
+#: The most characters a bot name holds.
+NAME_MAX = 40
+#: What a bot name may hold, as refusals say it: nothing that ``NAME@vN``, a comma-separated
+#: ``--bots`` list or a line of a listing would read otherwise (``@``, ``,``, whitespace,
+#: control or bidi characters), and no leading ``-`` that reads as an option.
+NAME_RULE = (
+    f"a bot name is 1 to {NAME_MAX} ASCII letters, digits, '-', '_' or '.', "
+    "starting with a letter or digit"
+)
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}")
+# NAME@vN, split at the last "@v" so that a name stored before the rule may hold one.
+_LABEL = re.compile(r"(.+)@v([0-9]+)", re.DOTALL)
+
+
+def is_bot_name(name: str) -> bool:
+    """Whether ``name`` keeps :data:`NAME_RULE`."""
+    return _NAME.fullmatch(name) is not None
+
+
+def bot_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a new bot, in one line (the name escaped and cut short),
+    or None when it can."""
+    if is_bot_name(name):
+        return None
+    shown = repr(name[:NAME_MAX])
+    if len(name) > NAME_MAX:
+        shown += f" (cut short: {len(name):,} characters)"
+    return f"bot name {shown} is not allowed: {NAME_RULE}"
+
+
+def parse_label(text: str) -> tuple[str, int | None]:
+    """``(name, N)`` of ``NAME@vN``, ``(text, None)`` of a bare name: the inverse of
+    :attr:`BotVersion.label`."""
+    found = _LABEL.fullmatch(text)
+    return (text, None) if found is None else (found[1], int(found[2]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +130,11 @@ class BotStore(StoreBase):
     """The store's bots and bot versions."""
 
     def add_bot(self, name: str, owner: str) -> int:
-        """Register a bot name (or return the id of the existing one of that owner)."""
+        """Register a bot name (or return the id of the existing one of that owner); a
+        name that breaks :data:`NAME_RULE` is refused, even one stored before the rule."""
+        problem = bot_name_problem(name)
+        if problem is not None:
+            raise StoreError(problem)
 
         def op(conn: psycopg.Connection) -> int:
             row = conn.execute(
