@@ -6,6 +6,12 @@ compared in constant time. The secret is ``ARENA_REFEREE_SECRET`` when set, else
 the one kept in ``ARENA_HOME/referee.secret`` (made there, readable by its owner
 only, the first time the embedded platform needs it). The bots' ``Play`` service
 and health checking stay open: a seat token is a bot's credential.
+
+A spectator's front end follows a running match with less: a watch credential,
+``authorization: Watch MAC`` where MAC is an HMAC-SHA256 of the referee's match id
+under the secret (:func:`watch_credential`). WatchMatch accepts it for that match
+only, and no other call accepts it, so a server that is handed one by mistake can
+watch one match's public events and do nothing else.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +30,8 @@ from referee import settings
 SECRET_ENV = settings.REFEREE_SECRET
 HOME_ENV = settings.HOME
 SECRET_FILE = "referee.secret"
+#: The scheme of a watch credential in the ``authorization`` metadata.
+WATCH_SCHEME = "Watch"
 
 
 class SecretError(RuntimeError):
@@ -74,6 +82,18 @@ def call_metadata(secret: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {secret}"),)
 
 
+def watch_credential(secret: str, match_id: str) -> str:
+    """The credential that lets WatchMatch follow the referee's match ``match_id`` (and
+    nothing else): HMAC-SHA256 of the id under the referee's ``secret``, in hex."""
+    key = b"rummy-arena watch\0" + secret.encode()
+    return hmac.new(key, match_id.encode(), "sha256").hexdigest()
+
+
+def watch_metadata(secret: str, match_id: str) -> tuple[tuple[str, str], ...]:
+    """The metadata that carries the watch credential of ``match_id`` on a WatchMatch."""
+    return (("authorization", f"{WATCH_SCHEME} {watch_credential(secret, match_id)}"),)
+
+
 def _denied(code: grpc.StatusCode, message: str, streaming: bool) -> grpc.RpcMethodHandler:
     async def unary(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         await context.abort(code, message)
@@ -89,12 +109,22 @@ def _denied(code: grpc.StatusCode, message: str, streaming: bool) -> grpc.RpcMet
 
 class PlatformAuth(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Refuses calls to the services named by ``prefixes`` (full method names start
-    with them) that do not carry the platform's secret."""
+    with them) that do not carry the platform's secret. The methods of ``watching``
+    (server-streaming, each with a function from its request to the match id it
+    watches) also take that match's watch credential, checked against the request."""
 
-    def __init__(self, secret: str, prefixes: tuple[str, ...], streaming: frozenset[str]):
+    def __init__(
+        self,
+        secret: str,
+        prefixes: tuple[str, ...],
+        streaming: frozenset[str],
+        watching: Mapping[str, Callable[[Any], str]] | None = None,
+    ):
+        self._secret = secret
         self._expected = f"Bearer {secret}".encode()
         self._prefixes = prefixes
         self._streaming = streaming  # the guarded methods that answer with a stream
+        self._watching = dict(watching or {})
 
     async def intercept_service(
         self,
@@ -111,6 +141,9 @@ class PlatformAuth(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 given = value.encode() if isinstance(value, str) else bytes(value)
         if given is not None and hmac.compare_digest(given, self._expected):
             return await continuation(details)
+        watched = self._watching.get(method)
+        if watched is not None and given is not None and given.startswith(b"Watch "):
+            return self._watch_only(await continuation(details), watched, given[6:])
         problem = "carries no credential" if given is None else "carries a wrong credential"
         return _denied(
             grpc.StatusCode.UNAUTHENTICATED,
@@ -118,4 +151,30 @@ class PlatformAuth(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             f"'authorization: Bearer SECRET' with the referee's secret ({SECRET_ENV}, or "
             f"the file {SECRET_FILE} under {HOME_ENV})",
             method in self._streaming,
+        )
+
+    def _watch_only(
+        self, handler: grpc.RpcMethodHandler, watched: Callable[[Any], str], mac: bytes
+    ) -> grpc.RpcMethodHandler:
+        """``handler`` (a server-streaming method) behind a check that ``mac`` is the
+        watch credential of the match its request names (the request is only known
+        once read, so the check runs in the call)."""
+        inner = handler.unary_stream
+        secret = self._secret
+
+        async def checked(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            expected = watch_credential(secret, watched(request)).encode()
+            if not hmac.compare_digest(mac, expected):
+                await context.abort(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "this watch credential is not the one of the match the call names",
+                )
+            stream: AsyncIterator[Any] = inner(request, context)
+            async for item in stream:
+                yield item
+
+        return grpc.unary_stream_rpc_method_handler(
+            checked,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
         )

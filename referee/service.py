@@ -5,9 +5,10 @@ The bot stream takes raw bytes and parses them here, so that a malformed
 message is answered with INVALID_ARGUMENT and a reason instead of a generic
 deserialisation failure; a message over :data:`MAX_MESSAGE_BYTES` is the seat's
 fault (invalid), and gRPC itself refuses one over :data:`GRPC_MAX_RECEIVE`.
-The match service needs the platform's credential (:mod:`referee.auth`); the
-bots' ``Play`` and ``Serve`` (a bot process's session, :mod:`referee.sessions`,
-whose key is its credential) and health stay open. :func:`serve` stops gracefully
+The match service needs the platform's credential (:mod:`referee.auth`; WatchMatch
+also takes the watch credential of the match it names); the bots' ``Play`` and
+``Serve`` (a bot process's session, :mod:`referee.sessions`, whose key is its
+credential) and health stay open. :func:`serve` stops gracefully
 on SIGTERM or SIGINT (:meth:`referee.matches.Referee.shutdown`).
 """
 
@@ -395,10 +396,13 @@ async def _start(
     if secret is None:
         secret = platform_secret()
         log.info("the match service takes the platform's secret from %s", secret_source())
+    watch = f"/{MATCHES_SERVICE}/WatchMatch"
     auth = PlatformAuth(
         secret,
         (f"/{MATCHES_SERVICE}/",),
-        frozenset({f"/{MATCHES_SERVICE}/WatchMatch"}),
+        frozenset({watch}),
+        # a spectator's watch credential follows one match (referee.auth)
+        {watch: lambda request: str(request.match_id)},
     )
     server = grpc.aio.server(interceptors=(auth,), options=SERVER_OPTIONS)
     server.add_generic_rpc_handlers((RefereeServicer(referee).handler(),))

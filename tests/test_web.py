@@ -480,8 +480,9 @@ def test_duplicate_deal_is_held_back_until_its_set_finishes(
     live = client.get(f"/matches/{other.id}/live")
     assert live.status_code == 200 and "Only public information" in live.text
     assert "987654321" not in live.text
-    events = client.get(f"/matches/{other.id}/live/events").text  # no Redis: it says so
-    assert "event: end" in events
+    monkeypatch.setattr(web_app, "LIVE_WAIT_S", 0.5)
+    events = client.get(f"/matches/{other.id}/live/events").text  # no worker: it says so
+    assert "event: unavailable" in events
 
 
 def test_missing_and_corrupt_matches_give_clear_pages(world: World, client: TestClient) -> None:

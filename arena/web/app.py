@@ -46,6 +46,16 @@ TREND_MATCHES = 10
 DECISION_MATCHES = 50
 #: Action sources that were no decision of the bot (only one legal action, or forfeited).
 NOT_DECIDED = frozenset({"forced", "forfeited"})
+#: The longest a live stream waits for its match to start (queued, or claimed by a
+#: worker that has not yet said where it plays), in seconds; then it says the live view
+#: is unavailable and ends (docs/viewer.md).
+LIVE_WAIT_S = 600.0
+#: How often a waiting live stream looks at the match again, in seconds.
+LIVE_POLL_S = 1.0
+_UNAVAILABLE = (
+    "the live view is unavailable: no referee is known to play this match now"
+    " (it has not started, or its worker has not said where it plays)"
+)
 #: The seat statuses a bot page counts as faults, with what each is called there.
 FAULTS = (
     ("timeout", "timeouts"),
@@ -70,11 +80,10 @@ def _env() -> Environment:
 
 
 class Viewer:
-    """The pages, over one store (and Redis for the live view, when given)."""
+    """The pages, over one store."""
 
-    def __init__(self, store: Store, redis_url: str | None = None) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.redis_url = redis_url
         self.env = _env()
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -310,27 +319,41 @@ class Viewer:
 
         from starlette.concurrency import run_in_threadpool
 
-        # a queued match has no referee yet: wait for its worker to say where it plays
+        # a queued match has no referee yet: wait, a bounded time, for its worker to
+        # record where it plays (in the match's row, under its claim: the app dials no
+        # address from anywhere else)
+        deadline = asyncio.get_running_loop().time() + LIVE_WAIT_S
         while True:
-            where = await run_in_threadpool(self._live_where, match_id)
-            if where is not None:
-                break
             m = await run_in_threadpool(self.store.match, match_id)
-            if m is None or m.state not in ("queued", "running") or self.redis_url is None:
+            if m is None or m.state not in ("queued", "running"):
                 yield _sse("end", {"state": "missing" if m is None else m.state})
                 return
+            where = None
+            if m.state == "running":
+                where = await run_in_threadpool(self.store.live_location, match_id)
+            if where is not None:
+                break
+            if asyncio.get_running_loop().time() >= deadline:
+                yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
+                return
             yield ": waiting\n\n"
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(LIVE_POLL_S)
         import grpc
 
-        from referee.auth import call_metadata, platform_secret
+        from referee.auth import SecretError, platform_secret, watch_metadata
         from rummyarena.v1 import match_pb2, match_pb2_grpc
 
-        metadata = call_metadata(platform_secret())
-        async with grpc.aio.insecure_channel(where["referee"]) as channel:
+        address, referee_match = where
+        try:
+            # the watch credential of this one match, never the platform's secret
+            metadata = watch_metadata(platform_secret(), referee_match)
+        except SecretError:
+            yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
+            return
+        async with grpc.aio.insecure_channel(address) as channel:
             stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
             call = stub.WatchMatch(
-                match_pb2.WatchMatchRequest(match_id=where["match"]), metadata=metadata
+                match_pb2.WatchMatchRequest(match_id=referee_match), metadata=metadata
             )
             try:
                 n = 0  # the event's place: a browser that reconnects is sent them all again
@@ -351,25 +374,6 @@ class Viewer:
                 break
             await asyncio.sleep(0.1)
         yield _sse("end", {"state": "missing" if m is None else m.state})
-
-    def _live_where(self, match_id: int) -> dict[str, str] | None:
-        if self.redis_url is None:
-            return None
-        import redis
-
-        from worker.notices import live_key
-
-        client = redis.Redis.from_url(self.redis_url)
-        try:
-            raw = client.get(live_key(match_id))
-        except redis.RedisError:
-            return None
-        finally:
-            client.close()
-        if raw is None:
-            return None
-        data: dict[str, str] = json.loads(raw)
-        return data
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -531,12 +535,13 @@ def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | 
 
 
 def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
-    """The viewer's application over ``store``; ``redis_url`` finds running matches for the
-    live view."""
+    """The viewer's application over ``store``. ``redis_url`` is accepted for the callers
+    that still pass it and not used: the live view finds a running match's referee in
+    its row, never in Redis (``docs/viewer.md``)."""
     from worker import db
     from worker.store import StoreError
 
-    viewer = Viewer(store, redis_url)
+    viewer = Viewer(store)
 
     async def unavailable(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, replay.Unavailable)

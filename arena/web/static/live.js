@@ -24,6 +24,12 @@
   source.addEventListener("error", (m) => {
     if (m.data) state.textContent = JSON.parse(m.data).message;
   });
+  source.addEventListener("unavailable", (m) => {
+    source.close();
+    root.dataset.ended = "unavailable";
+    const text = JSON.parse(m.data).message;
+    state.textContent = text.charAt(0).toUpperCase() + text.slice(1) + ".";
+  });
   source.addEventListener("end", (m) => {
     source.close();
     const e = JSON.parse(m.data);

@@ -1,0 +1,178 @@
+"""The live view (docs/viewer.md): the web app dials only the referee that Postgres names
+for a running match (the worker that holds its claim wrote it there), with that match's
+watch credential, never the platform's secret; an address planted where an attacker
+without database rights can write (Redis) is never dialled. Real Postgres, Redis,
+workers, referees and bots."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+import pytest
+import redis
+from starlette.testclient import TestClient
+
+from arena.web import app as web_app
+from arena.web.app import create_app
+from referee.auth import platform_secret
+from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv
+from worker import broker, db, tasks
+from worker.app import configure
+
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
+
+class FakeReferee:
+    """A gRPC server on a free loopback port that records every call made to it (its
+    method and metadata) and answers none."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        calls = self.calls
+
+        class Record(grpc.GenericRpcHandler):
+            def service(self, details: grpc.HandlerCallDetails) -> None:
+                calls.append((details.method, tuple(details.invocation_metadata or ())))
+
+        self.server = grpc.server(ThreadPoolExecutor(2), handlers=[Record()])
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        self.address = f"127.0.0.1:{port}"
+        self.server.start()
+
+    def close(self) -> None:
+        self.server.stop(0)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeReferee]:
+    server = FakeReferee()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def use_platform(env: PlatformEnv, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Give this process the test platform's settings (its database, Redis prefix and
+    home, where the workers' referees take the platform's secret); its Redis URL."""
+    for name in (db.DATABASE_URL_ENV, broker.REDIS_URL_ENV, broker.REDIS_PREFIX_ENV, "ARENA_HOME"):
+        monkeypatch.setenv(name, env.env[name])
+    return env.env[broker.REDIS_URL_ENV]
+
+
+def test_an_address_planted_in_redis_is_never_dialled(
+    platform_env: PlatformEnv, fake: FakeReferee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = platform_env
+    redis_url = use_platform(env, monkeypatch)
+    monkeypatch.setattr(web_app, "LIVE_WAIT_S", 1.0)
+    a, b = (env.submit(EXAMPLES / "random_bot.py", n, "hollywood-gin") for n in ("a", "b"))
+    match = env.store.create_match("hollywood-gin", [a, b])
+    assert env.store.claim_match("a worker", match_id=match.id) is not None  # running
+    # what a hosted bot (or anything else that reaches Redis) could write: the key
+    # the worker used to keep the match's referee in
+    prefix = env.env[broker.REDIS_PREFIX_ENV]
+    client = redis.Redis.from_url(redis_url)
+    planted = f'{{"referee": "{fake.address}", "match": "m{match.id}a1"}}'
+    client.set(f"{prefix}arena:live:{match.id}", planted, ex=60)
+    client.close()
+    with TestClient(create_app(env.store, redis_url=redis_url)) as web:
+        stream = web.get(f"/matches/{match.id}/live/events")
+        page = web.get(f"/matches/{match.id}/live")
+    assert fake.calls == [], "the planted address was dialled"
+    assert stream.status_code == 200
+    assert "event: unavailable" in stream.text and "live view is unavailable" in stream.text
+    assert page.status_code == 200 and "live.js" in page.text
+    assert platform_secret() not in stream.text + page.text
+
+
+def test_the_live_location_is_kept_under_the_claim(platform_env: PlatformEnv) -> None:
+    store = platform_env.store
+    a, b = (platform_env.submit(EXAMPLES / "random_bot.py", n, "hollywood-gin") for n in ("a", "b"))
+    match = store.create_match("hollywood-gin", [a, b])
+    assert not store.set_live(match.id, "nobody", "127.0.0.1:1", "m1a1")  # queued
+    assert store.live_location(match.id) is None
+    assert store.claim_match("holder", match_id=match.id, lease_seconds=60) is not None
+    assert not store.set_live(match.id, "another", "127.0.0.1:1", "m1a1")  # not its claim
+    assert store.live_location(match.id) is None
+    assert store.set_live(match.id, "holder", "127.0.0.1:5", "m1a1")
+    assert store.live_location(match.id) == ("127.0.0.1:5", "m1a1")
+    assert store.renew_lease(match.id, "holder", 60)
+    assert store.live_location(match.id) == ("127.0.0.1:5", "m1a1")
+    store.clear_live(match.id, "another")  # not its claim: nothing changes
+    assert store.live_location(match.id) == ("127.0.0.1:5", "m1a1")
+    store.clear_live(match.id, "holder")
+    assert store.live_location(match.id) is None
+    # leaving `running` clears it, whatever moves the match
+    assert store.set_live(match.id, "holder", "127.0.0.1:5", "m1a1")
+    assert store.fail_match(match.id, "holder", "gone") == "queued"
+    assert store.live_location(match.id) is None
+    assert store.claim_match("second", match_id=match.id, lease_seconds=60) is not None
+    assert store.live_location(match.id) is None
+    assert store.set_live(match.id, "second", "127.0.0.1:6", "m1a2")
+    with store.pool.connection() as conn:  # its lease expires: the address is not used
+        conn.execute(
+            "UPDATE matches SET lease_expires = now() - interval '1 s' WHERE id = %s", (match.id,)
+        )
+    assert store.live_location(match.id) is None
+    assert store.claim_match("third", match_id=match.id, lease_seconds=60) is not None
+    with store.pool.connection() as conn:  # a new holder: the old address went with the old
+        row = conn.execute("SELECT live_referee FROM matches WHERE id = %s", (match.id,))
+        assert row.fetchone() == (None,)
+    assert store.set_live(match.id, "third", "127.0.0.1:7", "m1a3")
+    assert store.cancel_match(match.id)
+    assert store.live_location(match.id) is None
+
+
+def test_live_views_of_matches_played_by_two_workers(
+    platform_env: PlatformEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = platform_env
+    redis_url = use_platform(env, monkeypatch)
+    slow = env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", "hollywood-gin")
+    rnd = env.submit(EXAMPLES / "random_bot.py", "random", "hollywood-gin")
+    matches = [
+        env.store.create_match("hollywood-gin", [slow, rnd], options={"max_hands": 1}, seed=s)
+        for s in (5, 6)
+    ]
+    env.start_worker(concurrency=1)
+    env.start_worker(concurrency=1)
+    configure(redis_url, env.env[broker.REDIS_PREFIX_ENV])
+    for m in matches:
+        tasks.play_match.delay(m.id)
+    holders: dict[int, str] = {}
+    located: dict[int, tuple[str, str]] = {}
+
+    def both_running() -> bool:
+        for m in matches:
+            now = env.store.match(m.id)
+            where = env.store.live_location(m.id)
+            if now is not None and now.lease_holder and where is not None:
+                holders[m.id] = now.lease_holder
+                located[m.id] = where
+        return len(located) == 2
+
+    env.wait_for(both_running, 90, "both matches to run, each on its worker")
+    # two workers, two referees (a holder is host/pid/claim)
+    assert len({h.rsplit("/", 1)[0] for h in holders.values()}) == 2, holders
+    assert len({where[0] for where in located.values()}) == 2, located
+    streams: dict[int, str] = {}
+    with TestClient(create_app(env.store, redis_url=redis_url)) as web:
+
+        def follow(match_id: int) -> None:
+            streams[match_id] = web.get(f"/matches/{match_id}/live/events").text
+
+        threads = [threading.Thread(target=follow, args=(m.id,)) for m in matches]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    for m in matches:
+        text = streams[m.id]
+        assert text.count("event: event") > 10, text[:2000] + env.worker_log()
+        assert 'event: end\ndata: {"state": "done"}' in text, text[-500:]
+        assert env.store.live_location(m.id) is None
