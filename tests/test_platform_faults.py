@@ -1,0 +1,203 @@
+"""Faults of the platform's own never strand a tournament, and a bot's never fails a
+match (decision 6): a worker whose referee dies starts a new one and goes on, a broker
+lost past every task's budget and restarted empty loses no match, a bot that cannot start
+forfeits its seats, and failed matches are reported and can be put back. Real Postgres,
+real Redis (one this test kills), real ``arena worker`` and ``arena scheduler`` processes,
+real referees and bot processes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.platform_support import EXAMPLES, PLATFORM_BOTS, ROOT, PlatformEnv
+from tests.test_platform import _counted_once
+from worker import broker, host, tasks
+from worker.app import configure
+from worker.referee_link import RefereeGone
+
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
+GAME = "hollywood-gin"
+FAST = ["--option", "max_hands=1"]
+
+
+def _create(env: PlatformEnv, bots: str, games: int) -> int:
+    made = env.arena(
+        "tournament", "create", "--game", GAME, "--bots", bots, "--games", str(games),
+        *FAST, "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return int(json.loads(made.stdout)["tournament"])
+
+
+def _referees(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    """The worker's living ``arena referee`` children."""
+    found = []
+    for child in psutil.Process(worker.pid).children(recursive=True):
+        try:
+            if "referee" in child.cmdline() and child.status() != psutil.STATUS_ZOMBIE:
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def test_d6_worker_whose_referee_dies_starts_a_new_one_and_the_tournament_completes(
+    platform_env: PlatformEnv,
+) -> None:
+    env = platform_env
+    env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", GAME)
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    worker = env.start_worker()
+    tournament = _create(env, "slow,random", 8)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(tournament), "--quiet",
+         "--local-workers", "0"],
+        env=env.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        env.wait_for(
+            lambda: env.store.tournament_progress(tournament)["running"] > 0, 60, "a match"
+        )
+        (referee,) = _referees(worker)
+        referee.kill()  # in the middle of the running matches
+        _, err = run.communicate(timeout=180)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    progress = env.store.tournament_progress(tournament)
+    assert run.returncode == 0, err + env.worker_log()
+    assert progress["done"] == 8 and progress["failed"] == 0, (progress, env.worker_log())
+    assert worker.poll() is None  # the worker stayed up
+    (new,) = _referees(worker)
+    assert new.pid != referee.pid
+    assert "starting a new one" in env.worker_log()
+    # the matches it was playing when its referee died were played again, each once
+    _counted_once(env, tournament)
+
+
+def test_d6_broker_lost_past_every_task_budget_and_restarted_empty_loses_no_match(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    env = platform_env
+    redis_home = tmp_path / "own-redis"
+    own = broker.EmbeddedRedis(redis_home)
+    url = own.start()
+    try:
+        env.env.update({broker.REDIS_URL_ENV: url, "ARENA_DRAIN_S": "1", "ARENA_STALL_S": "3"})
+        env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", GAME)
+        env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+        tournament = _create(env, "slow,random", 12)
+        env.start_worker()
+        env.start_worker()
+        env.start_scheduler()
+        configure(url, env.env[broker.REDIS_PREFIX_ENV])
+        tasks.start_drains(env.store, tournament, 12, 2)  # as `arena tournament run` does
+        env.wait_for(
+            lambda: env.store.tournament_progress(tournament)["done"] >= 2, 90, "two matches"
+        )
+        own.process.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
+        own.process.wait()  # type: ignore[union-attr]
+        time.sleep(4.0)  # past every drain task's budget: each fails to enqueue its next
+        assert env.store.tournament_progress(tournament)["queued"] > 0
+        own = broker.EmbeddedRedis(redis_home)
+        assert own.start() == url  # the same address, empty
+        env.wait_for(
+            lambda: (p := env.store.tournament_progress(tournament))["done"] + p["failed"] == 12,
+            180,
+            "the tournament to finish by itself",
+        )
+    finally:
+        own.stop()
+    progress = env.store.tournament_progress(tournament)
+    assert progress["done"] == 12, (progress, env.worker_log())
+    _counted_once(env, tournament)
+
+
+def test_d6_bot_that_cannot_start_forfeits_and_its_opponents_wins_count(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    env = platform_env
+    folder = tmp_path / "ghost"
+    folder.mkdir()
+    (folder / "arena-bot.toml").write_text('command = ["no-such-program-of-rummy-arena"]\n')
+    (folder / "README").write_text("a bot whose program is missing\n")
+    env.submit(folder, "ghost", GAME)
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    env.start_worker()
+    tournament = _create(env, "ghost,random", 2)
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 0, run.stderr + env.worker_log()
+    progress = env.store.tournament_progress(tournament)
+    assert progress["done"] == 2 and progress["failed"] == 0, progress
+    ghost = env.store.bot_by_name("ghost")
+    assert ghost is not None
+    ghost_version = env.store.bot_versions(ghost.id)[0].version.id
+    for table in env.store.tournament_results(tournament):
+        for seat in table.seats:
+            if seat.version == ghost_version:
+                assert seat.forfeit and seat.status == "crashed"
+            else:
+                assert seat.rank == 0 and not seat.forfeit
+    match = env.store.list_matches(tournament_id=tournament, limit=1)[0]
+    assert match.attempts == 1
+    assert "no-such-program-of-rummy-arena" in (match.error or "")
+    shown = env.arena("match", "show", str(match.id))
+    assert "could not start" in shown.stdout, shown.stdout
+    _counted_once(env, tournament)
+
+
+def test_d6_failed_matches_fail_the_run_and_retry_puts_them_back_once(
+    platform_env: PlatformEnv,
+) -> None:
+    env = platform_env
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    env.submit(EXAMPLES / "minimal_bot.py", "minimal", GAME)
+    tournament = _create(env, "random,minimal", 3)
+    # a worker handed in a record that did not fit its match: failed, never retried
+    claimed = env.store.claim_match("a worker", tournament_id=tournament)
+    assert claimed is not None
+    env.store.fail_match(claimed.id, "a worker", "the record does not fit", retry=False)
+    env.start_worker()
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 1, run.stderr
+    assert f"1 match of tournament {tournament} failed" in run.stderr
+    assert "the record does not fit" in run.stderr
+    assert f"arena tournament retry {tournament}" in run.stderr
+    again = env.arena("tournament", "retry", str(tournament))
+    assert again.returncode == 0, again.stderr
+    assert f"1 failed match queued again ({claimed.id})" in again.stdout
+    twice = env.arena("tournament", "retry", str(tournament), "--json")
+    assert json.loads(twice.stdout) == {"tournament": tournament, "queued_again": []}
+    rerun = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert rerun.returncode == 0, rerun.stderr
+    progress = env.store.tournament_progress(tournament)
+    assert progress["done"] == 3 and progress["failed"] == 0
+    _counted_once(env, tournament)
+
+
+def test_d6_worker_stops_saying_why_when_no_referee_will_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_referee() -> None:
+        raise RefereeGone("the worker's referee did not start (it said 'port in use')")
+
+    signals: list[int] = []
+    monkeypatch.setattr(host, "LocalReferee", no_referee)
+    monkeypatch.setattr(host, "RESTART_WAITS_S", (0.01, 0.01, 0.01))
+    monkeypatch.setattr(host.os, "kill", lambda pid, sig: signals.append(sig))
+    worker = host.Host(None, None, None, None, None)  # type: ignore[arg-type]
+    worker.ready.clear()  # its referee has just died
+    assert worker._restart_referee() is False
+    assert worker.fatal is not None and "did not start again after 3 tries" in worker.fatal
+    assert "port in use" in worker.fatal
+    assert signals == [signal.SIGTERM]  # a warm shutdown, for its supervisor to act on
+    assert worker._wait_ready() is False  # the tasks waiting for a referee give up
