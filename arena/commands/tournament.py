@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from arena.cli import CommandError
+from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples, game_argument, json_argument, option_argument
 from arena.commands.db import with_store
 from arena.commands.engine import game_options
@@ -33,9 +33,7 @@ if TYPE_CHECKING:
 
 #: How often a running tournament's progress is read when no notice comes (seconds).
 TICK_S = 1.0
-#: Drain tasks sent when a tournament is run (at most one per queued match): the most
-#: matches the cluster plays at once for it. A drain task that finds nothing left returns
-#: at once, so a cap above the cluster's slots costs little.
+#: Drain tasks sent when a tournament is run (``worker.tasks.PARALLEL``).
 PARALLEL = 32
 #: After this long with matches queued and none taken, say how to start a worker.
 IDLE_HINT_S = 15.0
@@ -108,6 +106,17 @@ def register(sub: Any, bench_sub: Any) -> None:
     r.add_argument("id", type=int)
     _run_arguments(r)
     r.set_defaults(func=cmd_run)
+
+    r = add_command(
+        tsub,
+        "retry",
+        help="put a tournament's failed matches back in the queue (and play them with --run)",
+        examples=examples("arena tournament retry 1", "arena tournament retry 1 --run"),
+    )
+    r.add_argument("id", type=int)
+    r.add_argument("--run", action="store_true", help="play them now, then print the standings")
+    _run_arguments(r)
+    r.set_defaults(func=cmd_retry)
 
     w = add_command(
         tsub,
@@ -412,16 +421,47 @@ def run(
     json_out: bool = False,
 ) -> int:
     """Enqueue the tournament's work and follow it to the end; print the standings."""
-    from worker import host, tasks
+    from worker import tasks
 
     store = platform.store
     tournament = store.tournament(tournament_id)
-    host.sweep(store, tasks.play_match.delay)  # matches of workers that vanished
+    tasks.sweep_now(store)  # matches of workers that vanished
     progress = store.tournament_progress(tournament_id)
-    for _ in range(min(progress["queued"], parallel)):
-        tasks.drain.delay(tournament_id)
+    tasks.start_drains(store, tournament_id, progress["queued"], parallel)
     follow(platform, tournament, quiet, sweep=True)
-    return report(store, tournament_id, json_out=json_out)
+    report(store, tournament_id, json_out=json_out)
+    failed = store.list_matches(tournament_id=tournament_id, state="failed", limit=100_000)
+    if failed:
+        first = min(failed, key=lambda m: m.id)
+        raise Failed(
+            f"{len(failed)} match{'es' if len(failed) != 1 else ''} of tournament "
+            f"{tournament_id} failed (match {first.id}: {first.error}); put them back with: "
+            f"arena tournament retry {tournament_id} --run"
+        )
+    return 0
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    """Queue the failed matches again (a second call finds none), then run if asked."""
+
+    def retry(store: Store) -> int:
+        store.tournament(args.id)  # an unknown tournament is a usage error
+        again = store.retry_failed(args.id)
+        if args.json and not args.run:
+            print(json.dumps({"tournament": args.id, "queued_again": again}))
+            return 0
+        shown = ", ".join(map(str, again[:10])) + (", …" if len(again) > 10 else "")
+        print(
+            f"tournament {args.id}: {len(again)} failed match"
+            f"{'es' if len(again) != 1 else ''} queued again" + (f" ({shown})" if again else ""),
+            file=sys.stderr if args.json else sys.stdout,
+        )
+        return 0
+
+    with_store(retry)
+    if not args.run:
+        return 0
+    return cmd_run(args)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -440,7 +480,7 @@ def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bo
     from rich.console import Console, Group
     from rich.live import Live
 
-    from worker import host, notices, tasks
+    from worker import notices, tasks
 
     store = platform.store
     wake = threading.Event()
@@ -487,7 +527,7 @@ def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bo
                 if counts["queued"] == 0 and counts["running"] == 0:
                     break
                 if sweep:
-                    host.sweep(store, tasks.play_match.delay)
+                    tasks.sweep_now(store)
                 idle = time.monotonic() - last_change
                 if not hinted and counts["running"] == 0 and idle > IDLE_HINT_S:
                     hinted = True
