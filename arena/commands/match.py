@@ -240,10 +240,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         labels = store.labels(match.seats)
         seats = store.seat_results(match.id) if match.state == "done" else []
         events: list[tuple[int | None, str]] = []
-        held = match.duplicate_set is not None and any(
-            m.duplicate_set == match.duplicate_set and m.state in ("queued", "running")
-            for m in store.list_matches(tournament_id=match.tournament_id, limit=100_000)
-        )
+        # decision 13: one indexed query over the match's own duplicate set
+        held = match.id in store.held_matches([match.id])
         if held and args.record is not None:
             raise CommandError(
                 f"match {match.id}'s record is held back until every match of its duplicate "

@@ -33,7 +33,8 @@ from worker.store import MATCH_STATES
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
-    from worker.store import Match, SeatMatch, Store
+    from worker.standings import Standings
+    from worker.store import Match, SeatMatch, Store, Tournament
 
 HERE = Path(__file__).parent
 #: HTTP status of each reason a match cannot be shown.
@@ -52,6 +53,9 @@ NOT_DECIDED = frozenset({"forced", "forfeited"})
 LIVE_WAIT_S = 600.0
 #: How often a waiting live stream looks at the match again, in seconds.
 LIVE_POLL_S = 1.0
+#: How often, at most, the stream of a match of a duplicate deal looks whether another
+#: match of its deal is queued or running again before it sends the events that came.
+LIVE_CHECK_S = 0.25
 _UNAVAILABLE = (
     "the live view is unavailable: no referee is known to play this match now"
     " (it has not started, or its worker has not said where it plays)"
@@ -149,8 +153,6 @@ class Viewer:
         )
 
     def tournament(self, request: Request) -> Response:
-        from arena.commands.standings import standings_of
-        from worker.ratings import NoFiniteFit
         from worker.store import StoreError
 
         tid = request.path_params["id"]
@@ -158,7 +160,7 @@ class Viewer:
             t = self.store.tournament(tid)
         except StoreError:
             raise replay.Unavailable("missing", f"there is no tournament {tid}") from None
-        table = standings_of(self.store, tid)
+        table, fit, held = _standings(self.store, t)
         order = [line.version for line in table.lines]
         cross = []
         for line in table.lines:
@@ -173,14 +175,9 @@ class Viewer:
                 cells.append(_heat(share, f"{points:g}/{games}", f"{share:.0%} of the points"))
             cross.append(cells)
         likelihoods = None
-        if any(line.matches for line in table.lines):
-            try:
-                fit = self.store.bradley_terry_fit(tournament_id=tid)
-            except NoFiniteFit:
-                fit = None
-            if fit is not None:
-                labels = {line.version: line.label for line in table.lines}
-                likelihoods = _likelihoods(fit, order, labels)
+        if fit is not None:
+            labels = {line.version: line.label for line in table.lines}
+            likelihoods = _likelihoods(fit, order, labels)
         return self.page(
             "tournament.html",
             t=t,
@@ -188,6 +185,7 @@ class Viewer:
             table=table,
             cross=cross,
             likelihoods=likelihoods,
+            held=held,
             matches=self._match_rows(self.store.list_matches(tournament_id=tid, limit=50)),
         )
 
@@ -206,6 +204,9 @@ class Viewer:
             charts.append((v, _chart(history)))
         latest = versions[-1].version if versions else None
         recent = self.store.recent_matches(latest.id, limit=200) if latest else []
+        # a finished match of a duplicate deal still being played shows no result, and
+        # its record is not read (decision 13)
+        held = self.store.held_matches([m.match_id for m in recent])
         health = Counter(m.status for m in recent if m.status is not None)
         return self.page(
             "bot.html",
@@ -214,10 +215,11 @@ class Viewer:
             charts=charts,
             latest=latest,
             recent=recent[:20],
+            held=held,
             health=sorted(health.items()),
             faults=[(name, health[status]) for status, name in FAULTS],
             played=sum(health.values()),
-            times=_decision_times(self.store, recent),
+            times=_decision_times(self.store, [m for m in recent if m.match_id not in held]),
         )
 
     def matches(self, request: Request) -> Response:
@@ -286,6 +288,8 @@ class Viewer:
             raise replay.Unavailable("missing", f"there is no match {match_id}")
         if m.state == "done":
             return RedirectResponse(f"/matches/{match_id}", status_code=303)
+        if replay.held_back(self.store, m):
+            raise _held_live(match_id)
         labels = self.store.labels(m.seats)
         return self.page("live.html", m=m, labels=[labels.get(v, str(v)) for v in m.seats])
 
@@ -306,34 +310,46 @@ class Viewer:
 
     async def live_events(self, request: Request) -> Response:
         """Server-sent events of a running match: its public events as its referee
-        publishes them (WatchMatch), then ``end``."""
+        publishes them (WatchMatch), then ``end``. Refused (403) while another match of
+        its duplicate deal is queued or running."""
+        from starlette.concurrency import run_in_threadpool
+
         match_id = request.path_params["id"]
+        if await run_in_threadpool(self._held, match_id):
+            raise _held_live(match_id)
         return StreamingResponse(
             self._live_stream(match_id),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )
 
+    def _held(self, match_id: int) -> bool:
+        return bool(self.store.held_matches([match_id]))
+
     async def _live_stream(self, match_id: int) -> AsyncIterator[str]:
         import asyncio
 
         from starlette.concurrency import run_in_threadpool
 
+        loop = asyncio.get_running_loop()
         # a queued match has no referee yet: wait, a bounded time, for its worker to
         # record where it plays (in the match's row, under its claim: the app dials no
         # address from anywhere else)
-        deadline = asyncio.get_running_loop().time() + LIVE_WAIT_S
+        deadline = loop.time() + LIVE_WAIT_S
         while True:
             m = await run_in_threadpool(self.store.match, match_id)
             if m is None or m.state not in ("queued", "running"):
                 yield _sse("end", {"state": "missing" if m is None else m.state})
+                return
+            if m.duplicate_set is not None and await run_in_threadpool(self._held, match_id):
+                yield _sse("held", {"message": str(_held_live(match_id))})
                 return
             where = None
             if m.state == "running":
                 where = await run_in_threadpool(self.store.live_location, match_id)
             if where is not None:
                 break
-            if asyncio.get_running_loop().time() >= deadline:
+            if loop.time() >= deadline:
                 yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
                 return
             yield ": waiting\n\n"
@@ -350,23 +366,58 @@ class Viewer:
         except SecretError:
             yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
             return
+        duplicate = m.duplicate_set is not None
         async with grpc.aio.insecure_channel(address) as channel:
             stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
             call = stub.WatchMatch(
                 match_pb2.WatchMatchRequest(match_id=referee_match), metadata=metadata
             )
+            updates: asyncio.Queue[Any] = asyncio.Queue()
+
+            async def read() -> None:
+                try:
+                    async for update in call:
+                        await updates.put(update)
+                except grpc.RpcError as exc:
+                    await updates.put(exc)
+                finally:
+                    await updates.put(None)
+
+            reader = asyncio.ensure_future(read())
             try:
                 n = 0  # the event's place: a browser that reconnects is sent them all again
-                async for update in call:
-                    if update.HasField("event"):
-                        e = update.event
-                        seat = e.seat if e.HasField("seat") else None
-                        yield _sse("event", {"n": n, "seat": seat, "text": e.text})
-                        n += 1
-                    elif update.HasField("result"):
-                        break
-            except grpc.RpcError as exc:
-                yield _sse("error", {"message": f"the referee stopped answering: {exc.code()}"})
+                ended = False
+                while not ended:
+                    batch = [await updates.get()]
+                    if duplicate:
+                        # a failed sibling may be queued again while this one runs: no
+                        # event goes out unless a look after it came found none (at most
+                        # one look per LIVE_CHECK_S, the events gathering meanwhile)
+                        await asyncio.sleep(LIVE_CHECK_S)
+                    while not updates.empty():
+                        batch.append(updates.get_nowait())
+                    if duplicate and await run_in_threadpool(self._held, match_id):
+                        yield _sse("held", {"message": str(_held_live(match_id))})
+                        return
+                    for item in batch:
+                        if isinstance(item, grpc.RpcError):
+                            code = item.code()
+                            message = f"the referee stopped answering: {code}"
+                            yield _sse("error", {"message": message})
+                        if item is None or isinstance(item, grpc.RpcError):
+                            ended = True
+                            break
+                        if item.HasField("event"):
+                            e = item.event
+                            seat = e.seat if e.HasField("seat") else None
+                            yield _sse("event", {"n": n, "seat": seat, "text": e.text})
+                            n += 1
+                        elif item.HasField("result"):
+                            ended = True
+                            break
+            finally:
+                reader.cancel()
+                call.cancel()
         # the record is stored a moment after the referee's result
         for _ in range(50):
             m = await run_in_threadpool(self.store.match, match_id)
@@ -378,8 +429,59 @@ class Viewer:
     # -- helpers ---------------------------------------------------------------------------
 
     def _match_rows(self, matches: list[Match]) -> list[dict[str, Any]]:
+        """Rows of a match list: the match, its bots, and whether it is held back (no
+        link to its replay or live view, no result: decision 13)."""
         labels = self.store.labels(sorted({v for m in matches for v in m.seats}))
-        return [{"m": m, "bots": [labels.get(v, str(v)) for v in m.seats]} for m in matches]
+        held = self.store.held_matches([m.id for m in matches if m.duplicate_set is not None])
+        return [
+            {"m": m, "bots": [labels.get(v, str(v)) for v in m.seats], "held": m.id in held}
+            for m in matches
+        ]
+
+
+def _held_live(match_id: int) -> replay.Unavailable:
+    return replay.Unavailable(
+        "held",
+        f"match {match_id} is held back until every other match of its duplicate deal has "
+        "finished: its events would show the cards they are playing",
+    )
+
+
+def _standings(
+    store: Store, tournament: Tournament
+) -> tuple[Standings, BradleyTerryFit | None, int]:
+    """The tournament's standings and batch fit over the results that may be shown: a
+    duplicate set with a match still queued or running counts none of its results yet
+    (decision 13); and how many finished matches are left out for that. The same fit as
+    the store's (``Store.bradley_terry_fit``: one cluster per match, or per set), over
+    those results."""
+    from worker import ratings
+    from worker.standings import standings
+
+    results = store.tournament_results(tournament.id)
+    held = store.held_matches([r.match_id for r in results if r.duplicate_set is not None])
+    shown = [r for r in results if r.match_id not in held]
+    tally = ratings.PairwiseTally()
+    for r in shown:
+        cluster = (
+            ("match", r.match_id)
+            if r.duplicate_set is None
+            else ("set", (tournament.id, r.duplicate_set))
+        )
+        tally.add_match(
+            [ratings.SeatResult(s.version, s.rank, s.forfeit) for s in r.seats], cluster
+        )
+    batch: list[Any] = []
+    fit = None
+    if shown:
+        try:
+            batch = ratings.bradley_terry(tally)
+            fit = ratings.fit_bradley_terry(tally)
+        except ratings.NoFiniteFit:
+            batch, fit = [], None
+    labels = store.labels(tournament.entries)
+    elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
+    return standings(tournament.entries, labels, shown, elo, batch), fit, len(held)
 
 
 def _int(text: str | None) -> int | None:

@@ -54,14 +54,10 @@ class StoredMatch:
 
 
 def held_back(store: Store, match: Match) -> bool:
-    """Whether ``match`` shares its duplicate deal with matches still queued or running
-    (decision 13: its record shows the deal they are playing)."""
-    if match.duplicate_set is None:
-        return False
-    return any(
-        m.duplicate_set == match.duplicate_set and m.state in ("queued", "running")
-        for m in store.list_matches(tournament_id=match.tournament_id, limit=100_000)
-    )
+    """Whether ``match`` shares its duplicate deal with another match still queued or
+    running (decision 13: its record, and its events while it runs, show the deal the
+    other is playing). One indexed query over the match's own set."""
+    return match.duplicate_set is not None and match.id in store.held_matches([match.id])
 
 
 def load(store: Store, match_id: int) -> StoredMatch:

@@ -697,3 +697,23 @@ class MatchStore(StoreBase):
             ).fetchone()
         )
         return None if row is None else (str(row[0]), str(row[1]))
+
+    def held_matches(self, match_ids: Sequence[int]) -> set[int]:
+        """Those of ``match_ids`` that share their duplicate deal (decision 8: the set of
+        their tournament) with another match still queued or running: what they show,
+        live or replayed, reveals the hands and stock that the other is playing
+        (decision 13). One statement; each match's own set is found through the index
+        on ``duplicate_set``, so the cost does not grow with the tournament."""
+        if not match_ids:
+            return set()
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT m.id FROM matches m WHERE m.id = ANY(%s::bigint[])"
+                " AND m.duplicate_set IS NOT NULL AND EXISTS ("
+                " SELECT 1 FROM matches o WHERE o.duplicate_set = m.duplicate_set"
+                " AND o.tournament_id IS NOT DISTINCT FROM m.tournament_id"
+                " AND o.id <> m.id AND o.state IN ('queued', 'running'))",
+                (list(match_ids),),
+            ).fetchall()
+        )
+        return {int(r[0]) for r in rows}

@@ -24,6 +24,14 @@
   source.addEventListener("error", (m) => {
     if (m.data) state.textContent = JSON.parse(m.data).message;
   });
+  source.addEventListener("held", (m) => {
+    // another match of its duplicate deal is being played: nothing more is shown
+    source.close();
+    root.dataset.ended = "held";
+    list.replaceChildren();
+    const text = JSON.parse(m.data).message;
+    state.textContent = text.charAt(0).toUpperCase() + text.slice(1) + ".";
+  });
   source.addEventListener("unavailable", (m) => {
     source.close();
     root.dataset.ended = "unavailable";
