@@ -2,10 +2,11 @@
 
 For every game, at every seat count and option variant the game declares
 (``GameSpec.test_variants``): random playouts never stall, never raise and end
-within the caps; the same seed and actions give the same record; every seat's
-view shows only cards the seat may know, by a model built from the deal, its own
-draws and the public events (the hidden-information test, C9); results are
-consistent; every action's text round-trips.
+within the caps; no legal action leaves the seat to act without one (C7); the
+same seed and actions give the same record; every seat's view shows only cards
+the seat may know, by a model built from the deal, its own draws and the public
+events (the hidden-information test, C9); results are consistent; every action's
+text round-trips.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from referee.games import game_names, get_game
 from tests.knowledge import HAND_FIELDS, Knowledge, view_leaks
 
 PLAYOUTS_PER_GAME = 1000
+LOOKAHEAD_DECISIONS = 40  # per seat count and option variant, where every action is tried
 C9_DECISIONS = 300  # per seat count and option variant, in the hidden-information test
 DECISION_CAP = 200_000  # far above any capped match; a playout past it has stalled
 
@@ -77,6 +79,31 @@ def test_random_playouts_end_within_caps(game: str) -> None:
         for _ in random_playout(state, random.Random(i)):
             pass
         check_result(spec, state, options)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_c7_no_legal_action_leaves_the_seat_to_act_without_one(game: str) -> None:
+    """C7: at decisions spread over a playout of every seat count and option variant,
+    every legal action, not only the one random play picks, leads to the end of the
+    match or to a seat to act with a legal action: no offered move strands a player."""
+    spec = get_game(game)
+    for i, (seats, options) in enumerate(combos(spec)):
+        seed = 3_000 + i
+        first = spec.new_match(seed, seats=seats, options=options)
+        length = sum(1 for _ in random_playout(first, random.Random(seed)))
+        stride = max(1, length // LOOKAHEAD_DECISIONS)  # the checks spread over the match
+        state = spec.new_match(seed, seats=seats, options=options)
+        for step, (st, _) in enumerate(random_playout(state, random.Random(seed))):
+            if step % stride:
+                continue
+            for action in st.legal_actions():
+                after = st.clone()
+                after.apply(action)
+                seat = after.to_act()
+                assert seat is None or after.legal_actions(), (
+                    f"{game} ({seats} seats, {options}, seed {seed}, decision {step}): "
+                    f"after {action}, seat {seat} has no legal action"
+                )
 
 
 @pytest.mark.parametrize("game", game_names())

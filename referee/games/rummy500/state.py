@@ -538,5 +538,6 @@ SPEC = GameSpec(
         {"max_hands": 2, "jokers": True, "scoring": "5-10-15"},
         {"max_hands": 2, "jokers": True, "floating": True, "unplayable_final_discard": True},
         {"max_hands": 3, "max_turns": 12, "target": 40, "floating": True},
+        {"max_hands": 2, "unplayable_final_discard": True},  # without floating or jokers
     ),
 )
