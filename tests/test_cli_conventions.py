@@ -49,6 +49,7 @@ REPORTING = (
     "arena tournament create",
     "arena gauntlet",
     "arena tournament run",
+    "arena tournament retry",
     "arena tournament watch",
     "arena tournament standings",
     "arena tournament list",
