@@ -265,6 +265,7 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
                 clock,
                 request.match_id,
                 request.seat_sessions,
+                request.seat_faults,
             )
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
