@@ -450,12 +450,16 @@ class MatchStore(StoreBase):
         seconds; a match of no tournament when it is claimable and was queued, tried or
         sent for that long ago. Each is marked as sent for (``dispatched_at``) in the same
         transaction, so its work is enqueued once per ``idle_s`` at most."""
+        # Driven by the queued matches (the partial index matches_queued): the cost
+        # follows the work waiting, not the tournaments and matches ever played.
         tournaments = """
-            WITH stuck AS (
-                SELECT t.id, (SELECT count(*) FROM matches q WHERE q.tournament_id = t.id
-                              AND q.state = 'queued' AND q.attempts < q.max_attempts
-                              AND (q.not_before IS NULL OR q.not_before <= now())) AS claimable
-                FROM tournaments t
+            WITH waiting AS (
+                SELECT tournament_id AS id, count(*) AS claimable FROM matches
+                WHERE state = 'queued' AND tournament_id IS NOT NULL
+                  AND attempts < max_attempts AND (not_before IS NULL OR not_before <= now())
+                GROUP BY tournament_id),
+            stuck AS (
+                SELECT t.id, w.claimable FROM tournaments t JOIN waiting w ON w.id = t.id
                 WHERE t.dispatched_at < now() - %(idle)s * interval '1 second'
                   AND NOT EXISTS (
                     SELECT 1 FROM matches a WHERE a.tournament_id = t.id
@@ -464,7 +468,7 @@ class MatchStore(StoreBase):
                               >= now() - %(idle)s * interval '1 second'))
                 FOR UPDATE OF t SKIP LOCKED)
             UPDATE tournaments t SET dispatched_at = now() FROM stuck
-            WHERE t.id = stuck.id AND stuck.claimable > 0 RETURNING t.id, stuck.claimable"""
+            WHERE t.id = stuck.id RETURNING t.id, stuck.claimable"""
         singles = """
             UPDATE matches SET dispatched_at = now()
             WHERE id IN (
