@@ -19,9 +19,9 @@ hold up its match. A running match keeps its actions in the compact form of the
 record (legal-action indexes and times) and only the events its seats have not yet
 been sent; a finished match is kept as its record's bytes until the platform
 releases it, within a byte budget and an age limit
-(:class:`referee.matches.Referee`). A fault of the referee itself, or the referee
-shutting down, ends a match as ``aborted`` with the reason: never an invented
-result.
+(:class:`referee.matches.Referee`). A fault of the referee itself (an engine that
+offers the seat to act no legal action is one), or the referee shutting down, ends
+a match as ``aborted`` with the reason: never an invented result.
 
 Every answer is read in the seat's stream reader, as it comes, by one method
 (:meth:`Match._take`); the common one, a legal action within the decision
@@ -447,7 +447,11 @@ class Match:
         while (turn := state.to_act()) is not None:
             seat = seats[turn]
             legal = state.legal_actions()
-            if len(legal) == 1 or seat.forfeited:  # C7, or a forfeited seat: the default
+            if len(legal) < 2 or seat.forfeited:  # C7, or a forfeited seat: the default
+                if not legal:  # an engine fault, not the seat's: abort, never ask it
+                    raise RuntimeError(
+                        f"seat {turn} is to act but {self.game} offers it no legal action"
+                    )
                 self._apply(
                     seat, default_action(legal), 0, "forced" if len(legal) == 1 else "forfeited"
                 )

@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from referee.clock import ClockRules
 from referee.matches import Referee
 from referee.record import ActionEntry
@@ -48,7 +50,8 @@ def play(by_index: bool, setup: Callable[[Match], None] | None = None) -> tuple[
                 msg = bot_pb2.RefereeMessage.FromString(data)
                 if msg.WhichOneof("kind") == "decision":
                     d = msg.decision
-                    loop.call_soon(answer, seat, d.decision_id, rng.randrange(len(d.legal_actions)))
+                    index = rng.randrange(max(1, len(d.legal_actions)))  # 0 if none
+                    loop.call_soon(answer, seat, d.decision_id, index)
 
             match.attach(seat, SeatLink(write), "random")
         await asyncio.wait_for(match.done.wait(), 60)
@@ -104,3 +107,30 @@ def test_a_referee_fault_while_taking_an_answer_ends_the_match_not_the_reader() 
     assert match.record.reason == "referee fault: RuntimeError: a referee bug"
     assert match.record.result is None
     assert match.result_pb is not None and match.result_pb.status == 1  # MATCH_STATUS_ABORTED
+
+
+@pytest.mark.parametrize("by_index", [True, False])
+def test_c7_a_seat_to_act_with_no_legal_action_aborts_the_match_naming_it(by_index: bool) -> None:
+    """An engine that offers the seat to act no legal action (C7 says there is always
+    one) is at fault: the match ends aborted with a reason that says so, at once, from
+    the reader or the match task alike, and no seat is punished for it."""
+
+    def no_action_at_the_fifth_ask(match: Match) -> None:
+        state = match.state
+        real = state.legal_actions
+        asked = 0
+
+        def legal_actions() -> list[Any]:
+            nonlocal asked
+            asked += 1
+            return [] if asked == 5 else real()
+
+        state.legal_actions = legal_actions  # type: ignore[method-assign]
+
+    match, raised = play(by_index=by_index, setup=no_action_at_the_fifth_ask)
+    assert raised == []
+    assert match.record is not None and match.record.status == "aborted"
+    assert match.record.reason.startswith("referee fault: ")
+    assert "no legal action" in match.record.reason
+    assert match.record.result is None
+    assert [s.status for s in match.record.seats] == ["ok", "ok"]
