@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -27,7 +28,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.web import replay
+from arena.web import inputs, replay
 from referee.games import game_names, get_game
 from worker.store import MATCH_STATES
 
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from worker.store import Match, SeatMatch, Store, Tournament
 
 HERE = Path(__file__).parent
-#: HTTP status of each reason a match cannot be shown.
-STATUS = {"missing": 404, "held": 403, "unfinished": 409, "corrupt": 422}
+#: HTTP status of each reason a page cannot be shown.
+STATUS = {"bad": 400, "missing": 404, "held": 403, "unfinished": 409, "corrupt": 422}
 #: Matches a listing shows.
 LIST_LIMIT = 200
 #: Rated matches a leaderboard's trend looks back over.
@@ -223,20 +224,36 @@ class Viewer:
         )
 
     def matches(self, request: Request) -> Response:
+        from worker.store import StoreError
+
         q = request.query_params
         game = q.get("game") or None
-        tournament = _int(q.get("tournament"))
-        state = q.get("state") or None
-        if state not in MATCH_STATES:
-            state = None
+        if game is not None and game not in game_names():
+            raise replay.Unavailable("missing", f"there is no game {inputs.shown(game)}")
+        tournament = inputs.number(q, "tournament")
+        if tournament is not None:
+            try:
+                self.store.tournament(tournament)
+            except StoreError:
+                raise replay.Unavailable(
+                    "missing", f"there is no tournament {tournament}"
+                ) from None
+        state = inputs.choice(q, "state", MATCH_STATES)
         bot = (q.get("bot") or "").strip()
         found: list[Match] = []
         if bot:
-            name, _, wanted = bot.partition("@v")
+            # NAME or NAME@vN (a name is split at its last "@v", as the CLI does)
+            name, at, wanted = bot.rpartition("@v")
+            if not at:
+                name, wanted = bot, ""
+            version = inputs.number({"version": wanted}, "version") if at else None
+            if at and version is None:
+                raise inputs.BadInput(f"bot={inputs.shown(bot)} names no version after @v")
             b = self.store.bot_by_name(name)
-            versions = [] if b is None else self.store.bot_versions(b.id)
-            for v in versions:
-                if wanted and str(v.version.version) != wanted:
+            if b is None:
+                raise replay.Unavailable("missing", f"there is no bot named {inputs.shown(name)}")
+            for v in self.store.bot_versions(b.id):
+                if version is not None and v.version.version != version:
                     continue
                 found += self.store.list_matches(
                     game=game,
@@ -266,10 +283,10 @@ class Viewer:
         if m is not None and m.state in ("queued", "running"):
             return RedirectResponse(f"/matches/{match_id}/live", status_code=303)
         stored = replay.load(self.store, match_id)
-        seat = _int(request.query_params.get("seat"))
+        seat = inputs.number(request.query_params, "seat")
         if seat is not None and not 0 <= seat < len(stored.record.seats):
             raise replay.Unavailable("missing", f"match {match_id} has no seat {seat}")
-        step = _int(request.query_params.get("step")) or 0
+        step = inputs.number(request.query_params, "step") or 0
         step = max(0, min(step, len(stored.record.actions)))
         info = replay.summary(stored, seat=seat)
         return self.page(
@@ -297,12 +314,14 @@ class Viewer:
 
     def api_match(self, request: Request) -> Response:
         stored = replay.load(self.store, request.path_params["id"])
-        seat = _int(request.query_params.get("seat"))
+        seat = inputs.number(request.query_params, "seat")
+        if seat is not None and not 0 <= seat < len(stored.record.seats):
+            raise replay.Unavailable("missing", f"match {stored.match.id} has no seat {seat}")
         return _json(replay.summary(stored, seat=seat))
 
     def api_step(self, request: Request) -> Response:
         stored = replay.load(self.store, request.path_params["id"])
-        seat = _int(request.query_params.get("seat"))
+        seat = inputs.number(request.query_params, "seat")
         return _json(replay.frame(stored, request.path_params["step"], seat))
 
     def api_export(self, request: Request) -> Response:
@@ -484,13 +503,6 @@ def _standings(
     return standings(tournament.entries, labels, shown, elo, batch), fit, len(held)
 
 
-def _int(text: str | None) -> int | None:
-    try:
-        return None if text is None or text in ("", "all") else int(text)
-    except ValueError:
-        return None
-
-
 def _json(data: Any) -> JSONResponse:
     return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
@@ -652,6 +664,14 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
             return JSONResponse({"error": exc.kind, "message": str(exc)}, status_code=status)
         return viewer.page("error.html", status, kind=exc.kind, message=str(exc))
 
+    def refuse(path: str, message: str) -> Response:
+        if path.startswith("/api/"):
+            return JSONResponse({"error": "bad", "message": message}, status_code=400)
+        return viewer.page("error.html", 400, kind="bad", message=message)
+
+    async def bad_input(request: Request, exc: Exception) -> Response:
+        return refuse(request.url.path, str(exc))
+
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 404
         message = "there is no such page" if status == 404 else str(exc)
@@ -672,21 +692,25 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         Route("/leaderboard", viewer.leaderboard),
         Route("/leaderboard/{game}", viewer.leaderboard),
         Route("/tournaments", viewer.tournaments),
-        Route("/tournaments/{id:int}", viewer.tournament),
+        Route("/tournaments/{id:id}", viewer.tournament),
         Route("/bots", viewer.bots),
         Route("/bots/{name}", viewer.bot),
         Route("/matches", viewer.matches),
-        Route("/matches/{id:int}", viewer.match),
-        Route("/matches/{id:int}/live", viewer.live),
-        Route("/matches/{id:int}/live/events", viewer.live_events),
-        Route("/api/matches/{id:int}", viewer.api_match),
-        Route("/api/matches/{id:int}/steps/{step:int}", viewer.api_step),
-        Route("/api/matches/{id:int}/export", viewer.api_export),
+        Route("/matches/{id:id}", viewer.match),
+        Route("/matches/{id:id}/live", viewer.live),
+        Route("/matches/{id:id}/live/events", viewer.live_events),
+        Route("/api/matches/{id:id}", viewer.api_match),
+        Route("/api/matches/{id:id}/steps/{step:id}", viewer.api_step),
+        Route("/api/matches/{id:id}/export", viewer.api_export),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     return Starlette(
         routes=routes,
+        middleware=[
+            Middleware(inputs.CheckInputs, refuse=lambda scope, m: refuse(scope["path"], m))
+        ],
         exception_handlers={
+            inputs.BadInput: bad_input,
             replay.Unavailable: unavailable,
             HTTPException: not_found,
             Exception: failure,

@@ -1,0 +1,118 @@
+"""What the viewer takes from a request, checked once at the boundary: every value of the
+path and the query is a name or a number, so a request whose text could be neither
+(not UTF-8, or holding a control or format character: NUL, escapes, bidi marks) is
+refused with 400 before any page sees it (:class:`CheckInputs`); ids in the path are
+at most 18 digits (``{id:id}``, below bigint's limit: longer ones match no route, 404);
+and each query value is read by its kind's parser (:func:`number`, :func:`choice`),
+which refuses what is not of that kind with :class:`BadInput` (400)."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+from starlette.convertors import Convertor, register_url_convertor
+
+#: The most digits of a number the viewer reads (below 2^63, Postgres' bigint).
+MAX_DIGITS = 18
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Any], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class BadInput(Exception):
+    """A request value that is not of its kind (400); the message says which, in one
+    sentence."""
+
+
+class IdConvertor(Convertor[int]):
+    """A path id: 1 to :data:`MAX_DIGITS` ASCII digits."""
+
+    regex = f"[0-9]{{1,{MAX_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", IdConvertor())
+
+
+def shown(text: str) -> str:
+    """``text`` quoted for a message, cut to 40 characters."""
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
+
+
+def text_problem(raw: bytes) -> str | None:
+    """Why the percent-encoded ``raw`` (a path, a query name or value) cannot be a name
+    or a number: not UTF-8 once decoded, or a control, format, surrogate or private-use
+    character in it; None when it may be."""
+    try:
+        text = unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        return "it is not UTF-8 text"
+    for ch in text:
+        if unicodedata.category(ch).startswith("C"):
+            return f"it holds the character U+{ord(ch):04X}, which no name or number has"
+    return None
+
+
+def request_problem(scope: Scope) -> str | None:
+    """Why the request's path or query holds a value that is no name and no number."""
+    path = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
+    problem = text_problem(path)
+    if problem is not None:
+        return f"the address cannot be read: {problem}"
+    query: bytes = scope.get("query_string", b"")
+    for part in query.split(b"&"):
+        for piece in part.split(b"=", 1):
+            problem = text_problem(piece)
+            if problem is not None:
+                return f"the query cannot be read: {problem}"
+    return None
+
+
+class CheckInputs:
+    """ASGI middleware: an HTTP request whose path or query fails
+    :func:`request_problem` gets ``refuse(scope, message)`` (a 400 response) and never
+    reaches the pages."""
+
+    def __init__(self, app: ASGIApp, refuse: Callable[[Scope, str], Any]) -> None:
+        self.app = app
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            problem = request_problem(scope)
+            if problem is not None:
+                await self.refuse(scope, problem)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def number(params: Mapping[str, str], name: str) -> int | None:
+    """The query value ``name`` as a number: None when absent, empty or ``all`` (a form's
+    "any"); :class:`BadInput` unless 1 to :data:`MAX_DIGITS` ASCII digits."""
+    text = params.get(name)
+    if text is None or text in ("", "all"):
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS):
+        raise BadInput(f"{name}={shown(text)} is not a number")
+    return int(text)
+
+
+def choice(params: Mapping[str, str], name: str, allowed: Collection[str]) -> str | None:
+    """The query value ``name``, one of ``allowed``: None when absent or empty;
+    :class:`BadInput` for anything else."""
+    text = params.get(name)
+    if not text:
+        return None
+    if text not in allowed:
+        raise BadInput(f"{name}={shown(text)} is none of {', '.join(sorted(allowed))}")
+    return text

@@ -1,0 +1,124 @@
+"""The web viewer's inputs (docs/viewer.md, "Inputs"): a path or query value that cannot
+be a name or a number answers 400 or 404 on every route, never 500 (one check of the
+request before any page sees it, and one parser per kind of value)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.bench.web import add_bots, store_played_match
+from arena.web.app import create_app
+from worker.store import Store
+
+pytest_plugins = ["tests.store_fixtures"]
+
+#: Text that is no name and no number (percent-encoded as sent): refused by the check of
+#: the whole request, whatever it stands for.
+NO_TEXT = (
+    "%00",  # NUL: Postgres refuses it in text (it was a 500)
+    "a%00b",
+    "%ff",  # not UTF-8
+    "%c0%80",  # an overlong NUL
+    "%ed%a0%80",  # an encoded surrogate
+    "%0a",
+    "a%0db",
+    "%1b%5b31m",  # an ANSI escape
+    "%7f",
+    "%e2%80%ae",  # right-to-left override
+    "%ef%bb%bf",  # byte order mark
+    "%e2%80%8b",  # zero-width space
+)
+#: Text that may be a name, but no number.
+NO_NUMBER = (
+    "%ef%bc%91",  # a full-width digit one
+    "99999999999999999999999",  # past bigint
+    "-1",
+    "1e3",
+    "0x10",
+    "%201",
+    "a" * 3000,
+)
+#: Routes with a value in their path, ``{}`` standing for it.
+PATHS = (
+    "/leaderboard/{}",
+    "/tournaments/{}",
+    "/bots/{}",
+    "/matches/{}",
+    "/matches/{}/live",
+    "/matches/{}/live/events",
+    "/api/matches/{}",
+    "/api/matches/{}/export",
+    "/api/matches/{}/steps/0",
+    "/api/matches/MATCH/steps/{}",
+    "/static/{}",
+)
+#: Routes with query values: the route and the names it reads.
+QUERIES = (
+    ("/matches", ("game", "bot", "tournament", "state")),
+    ("/matches/MATCH", ("seat", "step")),
+    ("/api/matches/MATCH", ("seat",)),
+    ("/api/matches/MATCH/steps/1", ("seat",)),
+)
+
+
+@pytest.fixture
+def web(store: Store) -> Iterator[tuple[TestClient, int]]:
+    versions = add_bots(store, "hollywood-gin", 2)
+    match = store_played_match(store, "hollywood-gin", versions, seed=3, options={"max_hands": 1})
+    store.create_tournament("t", "hollywood-gin", versions)
+    with TestClient(create_app(store), raise_server_exceptions=False) as client:
+        yield client, match
+
+
+@pytest.mark.parametrize("value", NO_TEXT + NO_NUMBER)
+def test_a_value_that_is_no_name_or_number_answers_400_or_404(
+    web: tuple[TestClient, int], value: str
+) -> None:
+    client, match = web
+    asked = []
+    for path in PATHS:
+        asked.append(path.replace("MATCH", str(match)).format(value))
+    for path, names in QUERIES:
+        for name in names:
+            asked.append(f"{path.replace('MATCH', str(match))}?{name}={value}")
+    asked.append(f"/matches?bot=bot-0@v{value}")
+    if value in NO_TEXT:  # as the name of a value no page reads: the same check
+        asked.append(f"/matches?{value}=1")
+    for url in asked:
+        answer = client.get(url)
+        assert answer.status_code in (400, 404), (url[:80], answer.status_code, answer.text[:300])
+        assert "the page failed" not in answer.text and "Traceback" not in answer.text
+
+
+def test_the_same_routes_answer_good_values(web: tuple[TestClient, int]) -> None:
+    client, match = web
+    for url in (
+        "/leaderboard/hollywood-gin",
+        "/tournaments/1",
+        "/bots/bot-0",
+        f"/matches/{match}?seat=1&step=3",
+        f"/api/matches/{match}?seat=0",
+        f"/api/matches/{match}/steps/2?seat=1",
+        f"/api/matches/{match}/export",
+        "/matches?game=hollywood-gin&bot=bot-1@v1&tournament=&state=done",
+        "/matches?tournament=1&state=",
+        "/matches?game=&bot=&tournament=all",
+        "/static/replay.js",
+    ):
+        assert client.get(url).status_code == 200, url
+    # a name or number of nothing: 404 with what is missing
+    for url, words in (
+        ("/bots/nobody", "no bot"),
+        ("/matches?bot=nobody", "no bot"),
+        ("/matches?game=chess", "no game"),
+        ("/matches?tournament=77", "no tournament"),
+        (f"/matches/{match}?seat=7", "no seat"),
+        (f"/api/matches/{match}/steps/1?seat=7", "seat 7"),
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 404 and words in answer.text, (url, answer.text[:300])
+    bad = client.get("/api/matches/1?seat=x")
+    assert bad.status_code == 400 and bad.json()["error"] == "bad"
