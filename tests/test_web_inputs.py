@@ -1,15 +1,23 @@
 """The web viewer's inputs (docs/viewer.md, "Inputs"): a path or query value that cannot
 be a name or a number answers 400 or 404 on every route, never 500 (one check of the
-request before any page sees it, and one parser per kind of value)."""
+request before any page sees it, and one parser per kind of value); an address or
+headers too long to read answer 414 or 431 over a raw socket, never a reset."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import uvicorn
 from starlette.testclient import TestClient
 
 from arena.bench.web import add_bots, store_played_match
+from arena.web import serving
 from arena.web.app import create_app
 from worker.store import Store
 
@@ -122,3 +130,57 @@ def test_the_same_routes_answer_good_values(web: tuple[TestClient, int]) -> None
         assert answer.status_code == 404 and words in answer.text, (url, answer.text[:300])
     bad = client.get("/api/matches/1?seat=x")
     assert bad.status_code == 400 and bad.json()["error"] == "bad"
+
+
+@contextlib.contextmanager
+def served(app: Any) -> Iterator[int]:
+    """``app`` served as ``arena web`` serves it (``arena.web.serving``) on a free port,
+    in a thread of this process: the port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = uvicorn.Server(serving.config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+CLOSE = b"Connection: close\r\n\r\n"
+
+
+def exchange(port: int, request: bytes) -> bytes:
+    """Send ``request`` whole over a raw socket and read the answer to its end; a reset
+    connection fails the test."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_long_address_or_headers_answer_414_or_431(store: Store) -> None:
+    app = create_app(store)
+    with served(app) as port:
+        for size in (10_000, 100_000, 1_000_000, 4_000_000):
+            answer = exchange(
+                port, b"GET /matches?bot=" + b"a" * size + b" HTTP/1.1\r\nHost: x\r\n" + CLOSE
+            )
+            assert answer.startswith(b"HTTP/1.1 414 "), (size, answer[:200])
+        header = b"X-Big: " + b"b" * 1_000_000 + b"\r\n"
+        answer = exchange(port, b"GET / HTTP/1.1\r\nHost: x\r\n" + header + CLOSE)
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        # a request that is merely wrong is still 400, and the server still answers
+        assert exchange(port, b"NOT HTTP\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+        ok = exchange(
+            port, b"GET /static/arena.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        assert ok.startswith(b"HTTP/1.1 200 ")

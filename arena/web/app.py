@@ -664,10 +664,10 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
             return JSONResponse({"error": exc.kind, "message": str(exc)}, status_code=status)
         return viewer.page("error.html", status, kind=exc.kind, message=str(exc))
 
-    def refuse(path: str, message: str) -> Response:
+    def refuse(path: str, message: str, status: int = 400) -> Response:
         if path.startswith("/api/"):
-            return JSONResponse({"error": "bad", "message": message}, status_code=400)
-        return viewer.page("error.html", 400, kind="bad", message=message)
+            return JSONResponse({"error": "bad", "message": message}, status_code=status)
+        return viewer.page("error.html", status, kind="bad", message=message)
 
     async def bad_input(request: Request, exc: Exception) -> Response:
         return refuse(request.url.path, str(exc))
@@ -707,7 +707,9 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
     return Starlette(
         routes=routes,
         middleware=[
-            Middleware(inputs.CheckInputs, refuse=lambda scope, m: refuse(scope["path"], m))
+            Middleware(
+                inputs.CheckInputs, refuse=lambda scope, status, m: refuse(scope["path"], m, status)
+            )
         ],
         exception_handlers={
             inputs.BadInput: bad_input,

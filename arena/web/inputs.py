@@ -1,7 +1,8 @@
 """What the viewer takes from a request, checked once at the boundary: every value of the
 path and the query is a name or a number, so a request whose text could be neither
 (not UTF-8, or holding a control or format character: NUL, escapes, bidi marks) is
-refused with 400 before any page sees it (:class:`CheckInputs`); ids in the path are
+refused with 400 before any page sees it (:class:`CheckInputs`, which also answers 414
+to an address over :data:`MAX_URL_BYTES`); ids in the path are
 at most 18 digits (``{id:id}``, below bigint's limit: longer ones match no route, 404);
 and each query value is read by its kind's parser (:func:`number`, :func:`choice`),
 which refuses what is not of that kind with :class:`BadInput` (400)."""
@@ -17,6 +18,10 @@ from starlette.convertors import Convertor, register_url_convertor
 
 #: The most digits of a number the viewer reads (below 2^63, Postgres' bigint).
 MAX_DIGITS = 18
+#: The longest address (path and query, as sent) the viewer reads; its own links are a
+#: few dozen bytes. Longer: 414 (``arena.web.serving`` answers those the server cannot
+#: even buffer).
+MAX_URL_BYTES = 8 * 1024
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[Any]]
@@ -63,27 +68,30 @@ def text_problem(raw: bytes) -> str | None:
     return None
 
 
-def request_problem(scope: Scope) -> str | None:
-    """Why the request's path or query holds a value that is no name and no number."""
+def request_problem(scope: Scope) -> tuple[int, str] | None:
+    """Why the request's address is refused, with the status to answer: 414 when longer
+    than :data:`MAX_URL_BYTES`, 400 when its path or query holds a value that is no name
+    and no number; None when it may be read."""
     path = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
+    query: bytes = scope.get("query_string", b"")
+    if len(path) + len(query) > MAX_URL_BYTES:
+        return 414, f"the address is longer than {MAX_URL_BYTES} bytes"
     problem = text_problem(path)
     if problem is not None:
-        return f"the address cannot be read: {problem}"
-    query: bytes = scope.get("query_string", b"")
+        return 400, f"the address cannot be read: {problem}"
     for part in query.split(b"&"):
         for piece in part.split(b"=", 1):
             problem = text_problem(piece)
             if problem is not None:
-                return f"the query cannot be read: {problem}"
+                return 400, f"the query cannot be read: {problem}"
     return None
 
 
 class CheckInputs:
-    """ASGI middleware: an HTTP request whose path or query fails
-    :func:`request_problem` gets ``refuse(scope, message)`` (a 400 response) and never
-    reaches the pages."""
+    """ASGI middleware: an HTTP request that fails :func:`request_problem` gets
+    ``refuse(scope, status, message)`` (a response) and never reaches the pages."""
 
-    def __init__(self, app: ASGIApp, refuse: Callable[[Scope, str], Any]) -> None:
+    def __init__(self, app: ASGIApp, refuse: Callable[[Scope, int, str], Any]) -> None:
         self.app = app
         self.refuse = refuse
 
@@ -91,7 +99,7 @@ class CheckInputs:
         if scope["type"] == "http":
             problem = request_problem(scope)
             if problem is not None:
-                await self.refuse(scope, problem)(scope, receive, send)
+                await self.refuse(scope, *problem)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
