@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -364,13 +365,19 @@ def test_embedded_demo_leaves_no_process_behind(tmp_path: Path) -> None:
     assert demo.returncode == 0, err
     for game in ("hollywood-gin", "gin-three", "rummy-500", "flip-flop"):
         assert f"{game}" in out
-    assert "arena match show" in out
     assert len(seen) >= 4, "the demo ran Postgres, Redis, a worker, a referee and bots"
     deadline = time.monotonic() + 15
     while any(alive(p) for p in seen) and time.monotonic() < deadline:
         time.sleep(0.2)
     left = [p for p in seen if alive(p)]
     assert left == [], f"processes left behind: {[_cmdline(p) for p in left]}"
+    # its hints are commands that run as printed, from where the demo ran
+    (hint,) = [line for line in out.splitlines() if "match show" in line and "#" in line]
+    shown = subprocess.run(
+        shlex.split(hint.split("#")[0]), env=env, capture_output=True, text=True, timeout=120
+    )
+    assert shown.returncode == 0, (hint, shown.stderr)
+    assert "seat" in shown.stdout
 
 
 def test_match_of_an_unfinished_duplicate_deal_is_held_back(platform_env: PlatformEnv) -> None:

@@ -14,6 +14,25 @@ EXAMPLES_HEADING = "examples:"
 OPTIONS_DOCS = "docs/rules/GAME.md and docs/games/"
 
 
+def arena_command() -> str:
+    """How to run ``arena`` from where the user is, as a hint prints it: ``arena`` when
+    that name on the PATH is this installation, else the path of this installation's
+    script (``.venv/bin/arena`` after ``make``), else ``python -m arena``."""
+    import os
+    import shutil
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("arena")
+    found = shutil.which("arena")
+    if found is not None and script.exists() and os.path.samefile(found, script):
+        return "arena"
+    if script.exists():
+        relative = os.path.relpath(script)
+        return relative if not relative.startswith("..") else str(script)
+    return f"{sys.executable} -m arena"
+
+
 def examples(*lines: str) -> str:
     """The epilog of a ``--help``: one to three example command lines."""
     assert 1 <= len(lines) <= 3, "a command's help shows one to three examples"

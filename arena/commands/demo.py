@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
-from arena.commands import add_command, examples
+from arena.commands import add_command, arena_command, examples
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 #: The example bots entered in every game: (name prefix, file).
@@ -114,12 +114,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
             follow(running, store.tournament(tournament_id), args.quiet, sweep=True)
             report(store, tournament_id, json_out=False)
             played.append(tournament_id)
+        shown = store.list_matches(tournament_id=played[0], state="done", limit=1)
+    match = str(shown[-1].id) if shown else "ID"
     print()
+    arena = arena_command()
+    hints = [
+        (f"{arena} tournament standings {played[0]}", "a tournament's standings"),
+        (f"{arena} leaderboard --game hollywood-gin", "every rated bot of a game"),
+        (f"{arena} match show {match}", "one match: bots, results, events"),
+        (f"{arena} replay {match}", "one match move by move, cards in colour"),
+    ]
+    width = max(len(line) for line, _ in hints) + 2
     print("Look again at any time (the embedded database keeps them under ARENA_HOME):")
-    print(f"  arena tournament standings {played[0]}        # a tournament's standings")
-    print("  arena leaderboard --game hollywood-gin     # every rated bot of a game")
-    print("  arena match show ID                        # one match: bots, results, events")
-    print("  arena replay ID                            # one match move by move, cards in colour")
-    print("Or in a browser: run `arena web`, then open")
+    for line, what in hints:
+        print(f"  {line:<{width}}# {what}")
+    print(f"Or in a browser: run `{arena} web`, then open")
     print(f"  http://127.0.0.1:8000/tournaments/{played[0]}  (standings, cross-table, replays)")
     return 0

@@ -14,7 +14,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands import (
+    add_command,
+    arena_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+)
 from arena.commands.engine import game_options
 
 if TYPE_CHECKING:
@@ -253,5 +260,5 @@ def _report(
     else:
         print(_line(sprt))
         print(verdict)
-        print(f"the games: arena tournament standings {tournament_id}")
+        print(f"the games: {arena_command()} tournament standings {tournament_id}")
     return 0

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from arena.commands import add_command, examples, game_argument, json_argument
+from arena.commands import add_command, arena_command, examples, game_argument, json_argument
 from arena.commands.db import with_store
 
 if TYPE_CHECKING:
@@ -164,8 +164,8 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
         first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
         if first:
             console.print(
-                f"look at a match: arena match show {first[0].id}  ·  every match: "
-                f"arena tournament standings {tournament_id} --json"
+                f"look at a match: {arena_command()} match show {first[0].id}  ·  every "
+                f"match: {arena_command()} tournament standings {tournament_id} --json"
             )
     return 0
 
