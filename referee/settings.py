@@ -45,6 +45,9 @@ DEFAULT_DRAIN_S = 60.0
 DEFAULT_STALL_S = 30.0
 DEFAULT_RETRY_S = 2.0
 DEFAULT_ELO_K = 24.0
+#: The referee that `arena match` and `arena bot run` call when none is given (where
+#: `arena referee` listens by default).
+DEFAULT_REFEREE = "127.0.0.1:50051"
 
 
 class SettingsError(ValueError):
@@ -123,7 +126,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(ELO_K, f"{DEFAULT_ELO_K:g}", "Elo K (`storage.md`)"),
     Variable(
         REFEREE,
-        "none (`arena match`: 127.0.0.1:50051)",
+        f"`{DEFAULT_REFEREE}`",
         "a bot's referee, `HOST:PORT` (`bots.md`)",
     ),
     Variable(TOKEN, "none", "a bot's seat token, for one match"),

@@ -256,6 +256,17 @@ def test_exit_3_when_no_referee_answers() -> None:
     )
 
 
+def test_bot_run_and_match_share_one_default_referee() -> None:
+    """Without --referee or ARENA_REFEREE both go to settings.DEFAULT_REFEREE (nothing
+    listens there during the tests: each referee they start takes a free port)."""
+    plain = {"ARENA_REFEREE": ""}
+    for done in (
+        arena("bot", "run", str(EXAMPLES / "random_bot.py"), "--token", "x", **plain),
+        arena("match", "get", "m1", ARENA_REFEREE_SECRET="s", **plain),
+    ):
+        one_line_error(done, 3, f"no referee answers at {settings.DEFAULT_REFEREE}")
+
+
 # -- what a user runs into ----------------------------------------------------------------------
 
 

@@ -26,7 +26,7 @@ from arena.commands.engine import game_options
 from referee import settings
 
 #: The referee ``arena match`` talks to when neither --referee nor ARENA_REFEREE names one.
-DEFAULT_REFEREE = "127.0.0.1:50051"
+DEFAULT_REFEREE = settings.DEFAULT_REFEREE
 
 
 def register(sub: Any, bench_sub: Any) -> None:

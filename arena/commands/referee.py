@@ -83,7 +83,11 @@ def register(sub: Any, bench_sub: Any) -> None:
         ),
     )
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
-    r.add_argument("--referee", default=None, help="HOST:PORT (default ARENA_REFEREE)")
+    r.add_argument(
+        "--referee",
+        default=None,
+        help=f"HOST:PORT (default ARENA_REFEREE, else {settings.DEFAULT_REFEREE})",
+    )
     r.add_argument("--token", default=None, help="the seat token (default ARENA_TOKEN)")
     r.add_argument(
         "--session-key",
@@ -284,11 +288,9 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     from bots.sdk.client import BotSessionError
 
     found = settings.load()
-    args.referee = args.referee or found.referee
+    args.referee = args.referee or found.referee or settings.DEFAULT_REFEREE
     args.token = args.token or found.token
     args.session_key = args.session_key or found.session_key
-    if not args.referee:
-        raise CommandError("give --referee HOST:PORT (or set ARENA_REFEREE)")
     if bool(args.token) == bool(args.session_key):
         raise CommandError(
             "give either --token (one match) or --session-key (every match of a session), "
