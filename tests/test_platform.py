@@ -213,6 +213,16 @@ def test_bot_that_crashes_in_every_match_forfeits_and_tournament_completes(
             else:
                 assert seat.rank == 0 and not seat.forfeit
     _counted_once(env, tournament_id)
+    # the faults are shown: in the standings' table, and on the bot's own page
+    standings = env.arena("tournament", "standings", str(tournament_id))
+    header = next(line for line in standings.stdout.splitlines() if "faults" in line)
+    row = next(line for line in standings.stdout.splitlines() if "crash@v1" in line)
+    names = [n.strip() for n in header.replace("┃", "│").split("│")]
+    cells = [c.strip() for c in row.split("│")]
+    assert cells[names.index("faults")] == "3", standings.stdout
+    shown = env.arena("bot", "show", "crash")
+    recent = shown.stdout.split("recent matches:")[1]
+    assert "forfeited" in recent and "1st" not in recent, shown.stdout
 
 
 def test_worker_killed_mid_match_is_replayed_and_counted_once(platform_env: PlatformEnv) -> None:

@@ -73,6 +73,10 @@ def test_watch_follows_a_tournament_run_elsewhere(platform_env: PlatformEnv) -> 
     assert "4 done, 0 failed" in out
     listing = json.loads(env.arena("tournament", "list", "--json").stdout)
     assert listing[0]["state"] == "done" and listing[0]["progress"]["done"] == 4
+    text = env.arena("tournament", "list").stdout.splitlines()
+    header = next(i for i, line in enumerate(text) if "game" in line and "name" in line)
+    assert all(word in text[header] for word in ("id", "state", "bots", "done", "failed"))
+    assert any("watched" in line and "4/4" in line for line in text[header + 1 :]), text
 
 
 def test_gauntlet_plays_one_bot_against_each_of_a_list(platform_env: PlatformEnv) -> None:

@@ -332,6 +332,7 @@ def _match_dict(m: SeatMatch) -> dict[str, Any]:
         "rank": m.rank,
         "score": m.score,
         "status": m.status,
+        "forfeit": m.forfeit,
         "finished_at": None
         if m.finished_at is None
         else m.finished_at.isoformat(timespec="seconds"),
@@ -387,7 +388,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     m.game,
                     m.state,
                     str(m.seat),
-                    "" if m.rank is None else place(m.rank),
+                    "" if m.rank is None else "forfeited" if m.forfeit else place(m.rank),
                     "" if m.score is None else str(m.score),
                     m.status or "",
                 )

@@ -52,7 +52,8 @@ def standings_table(table: Standings, title: str = "") -> Any:
 
     t = Table(title=title or None)
     for column in (
-        "#", "bot", "matches", "W", "D", "L", "points", "Elo", "batch (95%)", "P>next"
+        "#", "bot", "matches", "W", "D", "L", "faults", "points", "Elo", "batch (95%)",
+        "P>next",
     ):  # fmt: skip
         t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     labels = {line.version: line.label for line in table.lines}
@@ -86,6 +87,7 @@ def standings_table(table: Standings, title: str = "") -> Any:
             str(line.wins),
             str(line.draws),
             str(line.losses),
+            str(line.faults),
             f"{line.points:g}",
             "–" if line.elo is None else f"{line.elo:.0f}",
             batch,
@@ -155,10 +157,11 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
             )
         )
     console.print(
-        "W/D/L: matches won, shared first place, lost; points: 1 per opponent beaten, ½ per "
-        "tie; batch: Bradley–Terry over this tournament, 95% interval, 'settled' when its "
-        "place is 95% sure both ways; P>next: the probability it is stronger than the bot "
-        "below; i/j: points/games against bot j"
+        "W/D/L: matches won, shared first place, lost; faults: matches in which the bot "
+        "timed out, answered illegally, crashed or disconnected; points: 1 per opponent "
+        "beaten, ½ per tie; batch: Bradley–Terry over this tournament, 95% interval, "
+        "'settled' when its place is 95% sure both ways; P>next: the probability it is "
+        "stronger than the bot below; i/j: points/games against bot j"
     )
     if counts["done"]:
         first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
@@ -194,12 +197,25 @@ def cmd_list(args: argparse.Namespace) -> int:
             return 0
         if not rows:
             print("no tournaments yet: arena tournament create --game GAME --bots A,B")
+            return 0
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table()
+        for column in ("id", "game", "state", "bots", "done", "failed", "name"):
+            table.add_column(column, justify="right" if column in ("id", "bots") else "left")
         for r in rows:
             p = r["progress"]
-            print(
-                f"{r['id']:>4}  {r['game']:<14} {r['state']:<9} {r['bots']} bots  "
-                f"{p['done']}/{sum(p.values()) - p['cancelled']} done  {r['name']}"
+            table.add_row(
+                str(r["id"]),
+                r["game"],
+                r["state"],
+                str(r["bots"]),
+                f"{p['done']}/{sum(p.values()) - p['cancelled']}",
+                str(p["failed"]),
+                r["name"],
             )
+        Console().print(table)
         return 0
 
     return with_store(body)

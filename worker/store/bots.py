@@ -106,7 +106,8 @@ class RatedVersion:
 @dataclass(frozen=True, slots=True)
 class SeatMatch:
     """A match a bot version was seated in: the match's state and, once it is done, the
-    seat's result (rank 0 = first)."""
+    seat's result (rank 0 = first, the engine's; a seat that forfeited ranks last in the
+    ratings whatever its rank)."""
 
     match_id: int
     game: str
@@ -117,6 +118,7 @@ class SeatMatch:
     status: str | None
     created_at: datetime
     finished_at: datetime | None
+    forfeit: bool | None = None
 
 
 # The columns that make a BotVersion, for queries joining bot_versions v and bots b.
@@ -286,7 +288,7 @@ class BotStore(StoreBase):
         rows = self._run(
             lambda conn: conn.execute(
                 "SELECT m.id, m.game, m.state, s.seat, s.rank, s.score, s.status,"
-                " m.created_at, m.finished_at"
+                " m.created_at, m.finished_at, s.forfeit"
                 " FROM match_seats s JOIN matches m ON m.id = s.match_id"
                 " WHERE s.bot_version_id = %s ORDER BY m.id DESC, s.seat LIMIT %s",
                 (version_id, limit),
