@@ -18,6 +18,7 @@ import psutil
 import psycopg
 import redis
 
+from arena.commands import arena_command
 from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv, alive, descendants
 from tests.store_fixtures import finished_match
 from worker import tasks
@@ -338,7 +339,8 @@ def test_tournament_stopped_and_resumed_finishes_without_replaying(
     )
     seen = descendants(first.pid)
     first.send_signal(signal.SIGINT)  # Ctrl-C: the command stops its worker and ends
-    first.communicate(timeout=60)
+    _, said = first.communicate(timeout=60)
+    assert f"resume with: {arena_command()} tournament run {tournament_id}" in said.decode()
     env.wait_for(lambda: not any(alive(p) for p in seen), 30, "the first run's processes to end")
     stopped = env.store.tournament_progress(tournament_id)
     assert stopped["done"] < 6, "stopped before the end"

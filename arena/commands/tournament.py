@@ -14,7 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError, Failed
-from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands import (
+    add_command,
+    arena_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+)
 from arena.commands.db import with_store
 from arena.commands.engine import game_options
 from arena.commands.engine import table_size as check_table_size
@@ -428,7 +435,18 @@ def run(
     tasks.sweep_now(store)  # matches of workers that vanished
     progress = store.tournament_progress(tournament_id)
     tasks.start_drains(store, tournament_id, progress["queued"], parallel)
-    follow(platform, tournament, quiet, sweep=True)
+    try:
+        follow(platform, tournament, quiet, sweep=True)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM: say how to go on
+        counts = store.tournament_progress(tournament_id)
+        left = counts["queued"] + counts["running"]
+        print(
+            f"stopped with {left} match{'es' if left != 1 else ''} left; resume with: "
+            f"{arena_command()} tournament run {tournament_id} (finished matches are kept, "
+            "a match cut off is played again from its start)",
+            file=sys.stderr,
+        )
+        raise
     report(store, tournament_id, json_out=json_out)
     failed = store.list_matches(tournament_id=tournament_id, state="failed", limit=100_000)
     if failed:
