@@ -47,19 +47,27 @@ def standings_of(store: Store, tournament_id: int) -> Standings:
     return standings(tournament.entries, labels, results, elo, batch)
 
 
-def standings_table(table: Standings, title: str = "") -> Any:
+#: The columns of the standings' table; the compact form (a narrow terminal) keeps the
+#: first of them and drops the batch fit and the cross-table.
+COLUMNS = ("#", "bot", "matches", "W", "D", "L", "faults", "points", "Elo", "batch (95%)", "P>next")
+COMPACT = 9
+#: Below this many columns a live display shows the compact table.
+WIDE_ENOUGH = 120
+
+
+def standings_table(table: Standings, title: str = "", *, compact: bool = False) -> Any:
+    """The standings as a rich table; ``compact`` for a narrow terminal (the first
+    :data:`COMPACT` columns, no batch fit, no cross-table)."""
     from rich.table import Table
 
     t = Table(title=title or None)
-    for column in (
-        "#", "bot", "matches", "W", "D", "L", "faults", "points", "Elo", "batch (95%)",
-        "P>next",
-    ):  # fmt: skip
+    for column in COLUMNS[:COMPACT] if compact else COLUMNS:
         t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
     labels = {line.version: line.label for line in table.lines}
     short = {v: f"{i + 1}" for i, v in enumerate(labels)}
-    for version in labels:
-        t.add_column(short[version], justify="right")
+    if not compact:
+        for version in labels:
+            t.add_column(short[version], justify="right")
     for i, line in enumerate(table.lines):
         batch = (
             f"{line.batch.rating:.0f} [{line.batch.low:.0f}, {line.batch.high:.0f}]"
@@ -80,7 +88,7 @@ def standings_table(table: Standings, title: str = "") -> Any:
                 games = table.games[line.version][other]
                 points = table.cross[line.version][other]
                 cells.append(f"{points:g}/{games}" if games else "–")
-        t.add_row(
+        row = (
             str(i + 1),
             line.label,
             str(line.matches),
@@ -94,6 +102,7 @@ def standings_table(table: Standings, title: str = "") -> Any:
             beats_next,
             *cells,
         )
+        t.add_row(*(row[:COMPACT] if compact else row))
     return t
 
 

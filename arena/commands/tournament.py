@@ -26,6 +26,7 @@ from arena.commands.db import with_store
 from arena.commands.engine import game_options
 from arena.commands.engine import table_size as check_table_size
 from arena.commands.standings import (
+    WIDE_ENOUGH,
     cmd_list,
     cmd_standings,
     report,
@@ -541,7 +542,9 @@ def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bo
                 rate = (ended - done_at_start) / elapsed if elapsed > 0 else 0.0
                 line = _progress_line(counts, total, rate)
                 if not quiet and console.is_terminal:
-                    live.update(Group(line, standings_table(standings_of(store, tournament.id))))
+                    table = standings_of(store, tournament.id)
+                    narrow = console.width < WIDE_ENOUGH
+                    live.update(Group(line, standings_table(table, compact=narrow)))
                 if counts["queued"] == 0 and counts["running"] == 0:
                     break
                 if sweep:
