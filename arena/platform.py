@@ -22,7 +22,7 @@ from types import FrameType
 
 from arena.commands.db import store_errors
 from referee import settings
-from referee.auth import arena_home
+from referee.settings import arena_home
 from worker import broker, db
 from worker.app import configure
 from worker.children import child_env, stop_group

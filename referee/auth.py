@@ -20,7 +20,6 @@ import hmac
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -38,19 +37,13 @@ class SecretError(RuntimeError):
     """The platform's secret cannot be read or made."""
 
 
-def arena_home() -> Path:
-    """The data folder: ``ARENA_HOME``, default the user's data folder
-    (``~/.local/share/rummy-arena`` on Linux)."""
-    return settings.load().home
-
-
 def platform_secret() -> str:
     """``ARENA_REFEREE_SECRET``, else the secret kept under ``ARENA_HOME`` (made when
     missing)."""
     secret = settings.load().referee_secret
     if secret:
         return secret
-    path = arena_home() / SECRET_FILE
+    path = settings.arena_home() / SECRET_FILE
     try:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,7 +67,7 @@ def secret_source() -> str:
     """Where :func:`platform_secret` takes the secret from, for the logs."""
     if settings.load().referee_secret:
         return SECRET_ENV
-    return str(arena_home() / SECRET_FILE)
+    return str(settings.arena_home() / SECRET_FILE)
 
 
 def call_metadata(secret: str) -> tuple[tuple[str, str], ...]:

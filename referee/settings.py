@@ -179,6 +179,12 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def arena_home() -> Path:
+    """The data folder: ``ARENA_HOME``, default the user's data folder
+    (``~/.local/share/rummy-arena`` on Linux)."""
+    return load().home
+
+
 def load(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings from ``environ`` (default: the process's environment, now); raises
     :class:`SettingsError` naming the first variable whose value is not usable. An empty

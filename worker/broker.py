@@ -22,7 +22,7 @@ from pathlib import Path
 import redis
 
 from referee import settings
-from referee.auth import arena_home
+from referee.settings import arena_home
 
 REDIS_URL_ENV = settings.REDIS_URL
 REDIS_PREFIX_ENV = settings.REDIS_PREFIX

@@ -20,7 +20,7 @@ import psycopg_pool
 import tenacity
 
 from referee import settings
-from referee.auth import arena_home
+from referee.settings import arena_home
 
 DATABASE_URL_ENV = settings.DATABASE_URL
 HOME_ENV = settings.HOME

@@ -12,7 +12,7 @@ from typing import Any
 from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples
 from arena.commands.db import store_errors
-from referee.auth import arena_home
+from referee.settings import arena_home
 
 
 def register(sub: Any, bench_sub: Any) -> None:
