@@ -6,22 +6,28 @@ workers, referees and bots."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
+import httpx
 import pytest
 import redis
 from starlette.testclient import TestClient
 
+from arena.bench.web import add_bots
 from arena.web import app as web_app
 from arena.web.app import create_app
 from referee.auth import platform_secret
 from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv
+from tests.test_web_inputs import served
 from worker import broker, db, tasks
 from worker.app import configure
+from worker.store import Store
 
 pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
 
@@ -176,3 +182,43 @@ def test_live_views_of_matches_played_by_two_workers(
         assert text.count("event: event") > 10, text[:2000] + env.worker_log()
         assert 'event: end\ndata: {"state": "done"}' in text, text[-500:]
         assert env.store.live_location(m.id) is None
+
+
+def test_live_streams_are_bounded_per_client(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_app, "LIVE_STREAMS_PER_CLIENT", 2)
+    monkeypatch.setattr(web_app, "LIVE_WAIT_S", 3.0)
+    a, b = add_bots(store, "hollywood-gin", 2)
+    queued = store.create_match("hollywood-gin", [a, b])  # no worker: it never starts
+    with served(create_app(store)) as port, httpx.Client(timeout=10) as http:
+        url = f"http://127.0.0.1:{port}/matches/{queued.id}/live/events"
+        with contextlib.ExitStack() as open_streams:
+            reading = []  # kept: a body iterator let go closes its connection
+            for _ in range(2):
+                stream = open_streams.enter_context(http.stream("GET", url))
+                assert stream.status_code == 200
+                reading.append(stream.iter_text())
+                assert next(reading[-1]).startswith(": waiting")
+            third = http.get(url)
+            assert third.status_code == 429 and "at most 2 live streams" in third.text
+            assert "Retry-After" in third.headers
+            assert http.get(f"http://127.0.0.1:{port}/matches").status_code == 200
+        # the two were closed by the client: their places are free again
+        deadline = time.monotonic() + 10
+        while (again := http.get(url)).status_code == 429:
+            assert time.monotonic() < deadline, "closed streams kept their places"
+            time.sleep(0.1)
+        # with the wait cut short, the stream that got a place ends by itself
+        assert again.status_code == 200 and "event: unavailable" in again.text
+
+
+def test_a_stream_waits_a_bounded_time_for_its_match_to_start(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_app, "LIVE_WAIT_S", 0.5)
+    a, b = add_bots(store, "hollywood-gin", 2)
+    queued = store.create_match("hollywood-gin", [a, b])
+    with TestClient(create_app(store)) as web:
+        text = web.get(f"/matches/{queued.id}/live/events").text
+    assert text.startswith(": waiting")
+    assert text.rstrip().endswith('"state": "queued"}')
+    assert "event: unavailable" in text and "live view is unavailable" in text

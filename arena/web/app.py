@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
+    PlainTextResponse,
     RedirectResponse,
     Response,
     StreamingResponse,
@@ -52,6 +53,8 @@ NOT_DECIDED = frozenset({"forced", "forfeited"})
 #: worker that has not yet said where it plays), in seconds; then it says the live view
 #: is unavailable and ends (docs/viewer.md).
 LIVE_WAIT_S = 600.0
+#: Live streams one client address may hold open at once; one more is answered 429.
+LIVE_STREAMS_PER_CLIENT = 4
 #: How often a waiting live stream looks at the match again, in seconds.
 LIVE_POLL_S = 1.0
 #: How often, at most, the stream of a match of a duplicate deal looks whether another
@@ -90,6 +93,8 @@ class Viewer:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.env = _env()
+        #: Live streams open now, by client address (the event loop's alone: no lock).
+        self.streams: Counter[str] = Counter()
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         """Template ``name`` rendered with ``context``."""
@@ -334,10 +339,25 @@ class Viewer:
         from starlette.concurrency import run_in_threadpool
 
         match_id = request.path_params["id"]
+        client = request.client.host if request.client is not None else ""
+        if self.streams[client] >= LIVE_STREAMS_PER_CLIENT:
+            return PlainTextResponse(
+                f"at most {LIVE_STREAMS_PER_CLIENT} live streams at once from one address",
+                status_code=429,
+                headers={"Retry-After": str(round(LIVE_POLL_S * 10))},
+            )
         if await run_in_threadpool(self._held, match_id):
             raise _held_live(match_id)
-        return StreamingResponse(
+        self.streams[client] += 1
+
+        def release() -> None:
+            self.streams[client] -= 1
+            if not self.streams[client]:
+                del self.streams[client]
+
+        return _Stream(
             self._live_stream(match_id),
+            release,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store"},
         )
@@ -456,6 +476,21 @@ class Viewer:
             {"m": m, "bots": [labels.get(v, str(v)) for v in m.seats], "held": m.id in held}
             for m in matches
         ]
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that calls ``release`` once it is over, however it ends
+    (finished, the client gone, the server stopping)."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None], **kw: Any):
+        super().__init__(content, **kw)
+        self.release = release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
 
 
 def _held_live(match_id: int) -> replay.Unavailable:
