@@ -329,7 +329,9 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         reply = match_pb2.GetMatchResponse(match_id=match.id, state=_STATE[match.phase])
         # a match is finished, with its record, before its seats have all been told
         record = match.record if isinstance(match, FinishedMatch) else match.record_bytes
-        if record is not None:
+        if record is not None and request.record_bytes:
+            reply.record_data = record
+        elif record is not None:
             reply.record.MergeFromString(record)
             reply.result.CopyFrom(reply.record.result)
         return reply

@@ -26,7 +26,7 @@ from referee.games import get_game
 from referee.record import MatchRecord, SeatEntry, options_dict
 from referee.wire import encode_record
 from worker import db
-from worker.store import FinishedMatch, SeatOutcome, Store
+from worker.store import FinishedMatch, Store
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = (
@@ -136,9 +136,9 @@ def finished_match(
     aborted: str = "",
 ) -> FinishedMatch:
     """A finish as a worker hands it in: an encoded ``MatchRecord`` of ``game`` (default
-    options, no actions, the given ranks and scores as its result) and seat results that
-    agree with it. With ``aborted`` (a reason), the record is of a match the referee
-    aborted, as it writes one: no result, only the reason."""
+    options, no actions, the given ranks, scores, statuses and forfeits as its result).
+    With ``aborted`` (a reason), the record is of a match the referee aborted, as it
+    writes one: no result, only the reason."""
     n = len(ranks)
     statuses = statuses or ["ok"] * n
     forfeits = forfeits or [False] * n
@@ -152,9 +152,4 @@ def finished_match(
         status="aborted" if aborted else "completed",
         reason=aborted,
     )
-    return FinishedMatch(
-        record=encode_record(record),
-        results=[SeatOutcome(i, ranks[i], scores[i], statuses[i], forfeits[i]) for i in range(n)],
-        num_actions=0,
-        duration_ms=duration_ms,
-    )
+    return FinishedMatch(record=encode_record(record), duration_ms=duration_ms)

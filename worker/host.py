@@ -39,13 +39,12 @@ import psycopg
 import psycopg_pool
 import redis
 
-from referee import settings, wire
+from referee import settings
 from referee.clock import ClockRules
-from rummyarena.v1 import common_pb2
 from worker import notices
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
-from worker.store import FinishedMatch, InvalidResult, Match, SeatOutcome, Store
+from worker.store import FinishedMatch, InvalidResult, Match, Store
 
 log = logging.getLogger(__name__)
 
@@ -309,33 +308,21 @@ class Host:
         finally:
             notices.clear_live(self.store, match.id, holder)
         try:
-            result = reply.result
-            if result.status == common_pb2.MATCH_STATUS_ABORTED:
-                return (
-                    self.store.fail_match(
-                        match.id,
-                        holder,
-                        f"aborted: {result.reason}",
-                        wait_s=retry_wait(match.attempts),
-                    )
-                    or "lost"
-                )
             finished = FinishedMatch(
-                record=reply.record.SerializeToString(),
-                results=[
-                    SeatOutcome(
-                        s.seat, s.rank, s.score, wire.status_from_proto(s.status), s.forfeited
-                    )
-                    for s in result.seats
-                ],
-                num_actions=len(reply.record.action_index) or len(reply.record.actions),
+                record=reply.record_data,
                 duration_ms=round((time.monotonic() - live.began) * 1000),
                 note=live.note,
             )
             try:
                 done = self.store.finish_match(match.id, holder, finished)
-            except InvalidResult as exc:  # the referee's record does not fit: never retried
-                return self.store.fail_match(match.id, holder, str(exc), retry=False) or "lost"
+            except InvalidResult as exc:  # aborted: played again; a record that does not fit
+                wait = retry_wait(match.attempts) if exc.retry else 0.0  # is never retried
+                return (
+                    self.store.fail_match(
+                        match.id, holder, exc.reason, retry=exc.retry, wait_s=wait
+                    )
+                    or "lost"
+                )
             return "done" if done else "lost"
         finally:
             link.release(referee_id)

@@ -147,8 +147,9 @@ class RefereeLink:
 
     def wait(self, match_id: str, timeout: float) -> Any:
         """Wait for the match to end (one call, not its stream of events); its
-        ``GetMatchResponse`` with result and record."""
-        request = match_pb2.GetMatchRequest(match_id=match_id, wait=True)
+        ``GetMatchResponse`` with the record's bytes as the referee wrote them
+        (``record_data``)."""
+        request = match_pb2.GetMatchRequest(match_id=match_id, wait=True, record_bytes=True)
         return self._call("GetMatch", request, timeout=timeout)
 
     def release(self, match_id: str) -> None:

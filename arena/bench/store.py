@@ -15,7 +15,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from worker import db
-from worker.store import FinishedMatch, SeatOutcome, Store
+from worker.store import FinishedMatch, Store
 
 GAME = "hollywood-gin"
 
@@ -48,10 +48,10 @@ class StoreBench:
 
 def play_records(
     count: int, seed: int = 1, *, policy: str = "greedy"
-) -> tuple[list[tuple[bytes, list[SeatOutcome], int]], str]:
+) -> tuple[list[tuple[bytes, int]], str]:
     """Encoded records of ``count`` seeded one-hand Hollywood Gin matches, both seats played
     by ``policy`` ("greedy": bots.policies.gin_greedy, or "random" legal actions):
-    (record, seat results, actions) each, and which codec made them."""
+    (record, actions) each, and which codec made them."""
     from bots.policies import gin_greedy
     from referee.games import new_match
     from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
@@ -82,10 +82,7 @@ def play_records(
             match_id=str(i),
             started_unix_ms=1_700_000_000_000 + i,
         )
-        results = [
-            SeatOutcome(s, result.ranks[s], result.scores[s]) for s in range(len(result.ranks))
-        ]
-        out.append((encode_record(record), results, len(actions)))
+        out.append((encode_record(record), len(actions)))
     return out, "referee.wire.encode_record (protobuf MatchRecord)"
 
 
@@ -111,13 +108,13 @@ class ScratchDatabase:
             )
 
 
-def _work(store: Store, holder: str, played: list[tuple[bytes, list[SeatOutcome], int]]) -> None:
+def _work(store: Store, holder: str, played: list[tuple[bytes, int]]) -> None:
     """One bench worker: claim and finish matches until none is queued."""
     i = 0
     while (claimed := store.claim_match(holder)) is not None:
-        record, results, actions = played[i % len(played)]
+        record, _ = played[i % len(played)]
         i += 1
-        finished = FinishedMatch(record, results, num_actions=actions)
+        finished = FinishedMatch(record)
         assert store.finish_match(claimed.id, holder, finished)
 
 
@@ -147,7 +144,7 @@ def bench_store(
             for t in threads:
                 t.join()
             rates[count] = matches / (time.perf_counter() - started)
-        sizes = [len(r) for r, _, _ in played]
+        sizes = [len(r) for r, _ in played]
         random_played, _ = play_records(100, policy="random")
         timings = []
         for _ in range(fetches):
@@ -169,9 +166,9 @@ def bench_store(
         finished_per_s=rates[workers],
         record_bytes_mean=statistics.fmean(sizes),
         record_bytes_max=max(sizes),
-        actions_mean=statistics.fmean(a for _, _, a in played),
-        random_play_record_bytes_mean=statistics.fmean(len(r) for r, _, _ in random_played),
-        random_play_actions_mean=statistics.fmean(a for _, _, a in random_played),
+        actions_mean=statistics.fmean(a for _, a in played),
+        random_play_record_bytes_mean=statistics.fmean(len(r) for r, _ in random_played),
+        random_play_actions_mean=statistics.fmean(a for _, a in random_played),
         record_codec=codec,
         fetch_p50_ms=timings[len(timings) // 2],
         fetch_p99_ms=timings[min(len(timings) - 1, int(len(timings) * 0.99))],

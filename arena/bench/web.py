@@ -35,7 +35,7 @@ def store_played_match(
     from referee.games import get_game
     from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
     from referee.wire import encode_record
-    from worker.store import FinishedMatch, SeatOutcome
+    from worker.store import FinishedMatch
 
     match = store.create_match(
         game,
@@ -71,8 +71,7 @@ def store_played_match(
         match_id=str(match.id),
         started_unix_ms=1_700_000_000_000,
     )
-    results = [SeatOutcome(s, result.ranks[s], result.scores[s]) for s in range(len(seats))]
-    finished = FinishedMatch(encode_record(record), results, num_actions=len(actions))
+    finished = FinishedMatch(encode_record(record))
     assert store.finish_match(match.id, "bench-web", finished)
     return match.id
 
@@ -154,7 +153,7 @@ def _rate(store: Store, a: int, b: int) -> None:
     from referee.games import get_game
     from referee.record import MatchRecord, SeatEntry, options_dict
     from referee.wire import encode_record
-    from worker.store import FinishedMatch, SeatOutcome
+    from worker.store import FinishedMatch
 
     match = store.create_match(LONG_GAME, [a, b], seed=1)
     store.claim_match("bench-web", match_id=match.id)
@@ -166,7 +165,5 @@ def _rate(store: Store, a: int, b: int) -> None:
         actions=(),
         result=Result((0, 1), (500, 100), {"hands": 1}),
     )
-    finished = FinishedMatch(
-        encode_record(record), [SeatOutcome(0, 0, 500), SeatOutcome(1, 1, 100)], num_actions=0
-    )
+    finished = FinishedMatch(encode_record(record))
     store.finish_match(match.id, "bench-web", finished)

@@ -70,24 +70,28 @@ class MatchUpdate(_message.Message):
     def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id", "wait")
+    __slots__ = ("match_id", "wait", "record_bytes")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     WAIT_FIELD_NUMBER: _ClassVar[int]
+    RECORD_BYTES_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     wait: bool
-    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+    record_bytes: bool
+    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ..., record_bytes: _Optional[bool] = ...) -> None: ...
 
 class GetMatchResponse(_message.Message):
-    __slots__ = ("match_id", "state", "result", "record")
+    __slots__ = ("match_id", "state", "result", "record", "record_data")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
+    RECORD_DATA_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     state: MatchState
     result: _common_pb2.MatchResult
     record: _record_pb2.MatchRecord
-    def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., record: _Optional[_Union[_record_pb2.MatchRecord, _Mapping]] = ...) -> None: ...
+    record_data: bytes
+    def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[MatchState, str]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., record: _Optional[_Union[_record_pb2.MatchRecord, _Mapping]] = ..., record_data: _Optional[bytes] = ...) -> None: ...
 
 class ReleaseMatchRequest(_message.Message):
     __slots__ = ("match_id",)

@@ -1,11 +1,11 @@
-"""A finished match as a worker hands it in, and the check the store makes before it
-trusts one: read from the record's header and result alone, never by re-running the engine
-on its actions (``arena verify`` does that)."""
+"""A finished match as a worker hands it in (the record's bytes as the referee wrote
+them), and the check the store makes before it trusts one, which also derives the seat
+results it stores: read from the record's header and result alone, never by re-running
+the engine on its actions (``arena verify`` does that)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.clock import ClockRules
@@ -23,14 +23,15 @@ _INT4_MIN, _INT4_MAX = -(2**31), 2**31 - 1
 
 class InvalidResult(StoreError):
     """A finished match the store refuses, naming the match and what is wrong: a record
-    that does not parse, of an aborted match, with no result, inconsistent in itself or
-    that does not fit the match, or a seat result that is out of range, of an unknown
-    status, too large for its column, or not what the record says."""
+    that does not parse, of an aborted match, with no result, inconsistent in itself, out
+    of the columns' range, or that does not fit the match. ``retry``: the match should be
+    played again (the referee aborted it), rather than failed."""
 
-    def __init__(self, match_id: int, reason: str) -> None:
+    def __init__(self, match_id: int, reason: str, *, retry: bool = False) -> None:
         super().__init__(f"match {match_id}: {reason}")
         self.match_id = match_id
         self.reason = reason
+        self.retry = retry
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +48,26 @@ class SeatOutcome:
 
 @dataclass(frozen=True, slots=True)
 class FinishedMatch:
-    """What a worker hands in when a match ends: the encoded record and the seat results."""
+    """What a worker hands in when a match ends: the encoded record, as the referee wrote
+    it (the seat results are read from it by :func:`check_finished`)."""
 
     record: bytes
-    results: Sequence[SeatOutcome]
     format: str = RECORD_FORMAT
-    num_actions: int | None = None
     duration_ms: int | None = None
     #: What the platform noted of the match (a seat whose bot could not start), kept as
     #: the match's ``error`` line.
     note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFinish:
+    """A finish found sound: the record's game, number of seats and actions, and the seat
+    results in seat order, as the record has them."""
+
+    game: str
+    num_seats: int
+    num_actions: int
+    results: tuple[SeatOutcome, ...]
 
 
 def _is_int(value: object) -> bool:
@@ -101,19 +112,18 @@ def _check_options(match_id: int, game: str, num_seats: int, msg: record_pb2.Mat
     _VALID_OPTIONS.add(known)
 
 
-def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
-    """The game and number of seats of ``finished``'s record, once the finish is found
-    sound. Raises :class:`InvalidResult` naming the match and the field otherwise.
+def check_finished(match_id: int, finished: FinishedMatch) -> CheckedFinish:
+    """The record's game, number of seats and actions and its seat results, once the
+    finish is found sound. Raises :class:`InvalidResult` naming the match and the field
+    otherwise.
 
     The record is checked from its header and its result, without re-running the engine
     on its actions (``arena verify`` does that): it parses as a ``MatchRecord`` of a
     format the referee writes; it has a result and the match was not aborted; its seat
     statuses, clock, game, number of seats and options are valid, and its action fields
-    agree with each other. Then there must be one seat result per seat of the record,
-    each in range, of a known status and fitting its column, with the rank, score,
-    status and forfeit of the record's result (and of its seat list), and
-    ``num_actions`` (if given) must be the record's action count. Whether the record fits
-    the match row is checked by the finish itself."""
+    agree with each other. Its result has one entry per seat, each rank in range, each
+    score fitting its column, and its seat list says the same statuses and forfeits.
+    Whether the record fits the match row is checked by the finish itself."""
     if finished.format != RECORD_FORMAT:
         raise InvalidResult(match_id, f"format {finished.format!r} is not {RECORD_FORMAT}")
     try:
@@ -131,6 +141,7 @@ def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
             match_id,
             f"the match was aborted ({result.reason or 'no reason given'}): there is no "
             "result to store; play it again",
+            retry=True,
         )
     if result.status != common_pb2.MATCH_STATUS_COMPLETED:
         raise InvalidResult(match_id, f"the record's result status {result.status} is unknown")
@@ -195,31 +206,19 @@ def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
             match_id,
             f"the record's result is for seats {[s.seat for s in result.seats]}, not 0..{n - 1}",
         )
-    seats = [r.seat for r in finished.results]
-    if not all(_is_int(seat) for seat in seats) or sorted(seats) != list(range(n)):
-        raise InvalidResult(
-            match_id, f"results for seats {seats}, but the record has seats 0..{n - 1}"
-        )
-    for outcome in sorted(finished.results, key=lambda r: r.seat):
-        seat = outcome.seat
-        if not _is_int(outcome.rank) or not 0 <= outcome.rank < n:
+    outcomes = []
+    for seat in range(n):
+        entry_result = recorded[seat]
+        if not 0 <= entry_result.rank < n:
             raise InvalidResult(
-                match_id, f"seat {seat} rank {outcome.rank!r} is out of range 0..{n - 1}"
+                match_id, f"seat {seat} rank {entry_result.rank} is out of range 0..{n - 1}"
             )
-        if outcome.status not in STATUSES:
+        if not _INT4_MIN <= entry_result.score <= _INT4_MAX:
             raise InvalidResult(
                 match_id,
-                f"seat {seat} status {outcome.status!r} is not one of {', '.join(STATUSES)}",
-            )
-        if not _is_int(outcome.score) or not _INT4_MIN <= outcome.score <= _INT4_MAX:
-            raise InvalidResult(
-                match_id,
-                f"seat {seat} score {outcome.score!r} does not fit the score column "
+                f"seat {seat} score {entry_result.score} does not fit the score column "
                 f"({_INT4_MIN}..{_INT4_MAX})",
             )
-        if not isinstance(outcome.forfeit, bool):
-            raise InvalidResult(match_id, f"seat {seat} forfeit {outcome.forfeit!r} is not a bool")
-        entry_result = recorded[seat]
         status = _SEAT_STATUS_NAMES.get(entry_result.status)
         if status is None:
             raise InvalidResult(
@@ -227,16 +226,6 @@ def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
                 f"the record's result seat {seat} status {entry_result.status} "
                 "is not a seat status",
             )
-        for name, given, expected in (
-            ("rank", outcome.rank, entry_result.rank),
-            ("score", outcome.score, entry_result.score),
-            ("status", outcome.status, status),
-            ("forfeit", outcome.forfeit, entry_result.forfeited),
-        ):
-            if given != expected:
-                raise InvalidResult(
-                    match_id, f"seat {seat} {name} {given!r} differs from the record's {expected!r}"
-                )
         listed = msg.seats[seat]
         if listed_statuses[seat] != status or listed.forfeited != entry_result.forfeited:
             raise InvalidResult(
@@ -245,12 +234,8 @@ def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
                 f"forfeited {listed.forfeited}) differs from its result (status {status!r}, "
                 f"forfeited {entry_result.forfeited})",
             )
-    if finished.num_actions is not None and (
-        not _is_int(finished.num_actions) or finished.num_actions != num_actions
-    ):
-        raise InvalidResult(
-            match_id,
-            f"num_actions {finished.num_actions!r} differs from the record's {num_actions}",
+        outcomes.append(
+            SeatOutcome(seat, entry_result.rank, entry_result.score, status, entry_result.forfeited)
         )
     if finished.duration_ms is not None and (
         not _is_int(finished.duration_ms) or not 0 <= finished.duration_ms <= _INT4_MAX
@@ -258,4 +243,4 @@ def check_finished(match_id: int, finished: FinishedMatch) -> tuple[str, int]:
         raise InvalidResult(
             match_id, f"duration_ms {finished.duration_ms!r} is out of range 0..{_INT4_MAX}"
         )
-    return msg.game, n
+    return CheckedFinish(msg.game, n, num_actions, tuple(outcomes))

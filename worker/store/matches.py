@@ -521,20 +521,21 @@ class MatchStore(StoreBase):
         changed) if it was already finished, cancelled, or is no longer ``holder``'s.
         Raises :class:`InvalidResult` (and changes nothing) when the record does not parse,
         is of an aborted match or has no result, is inconsistent in itself, is of another
-        game or number of seats than the match, or a seat result is out of range, of an
-        unknown status, too large for its column or not what the record's result says;
-        :class:`UnknownMatch` when there is no match ``match_id``.
+        game or number of seats than the match, or a seat's result is out of range, of an
+        unknown status or too large for its column; :class:`UnknownMatch` when there is no
+        match ``match_id``.
 
-        Before the transaction the record's header and result are checked against the
-        seat results (:func:`check_finished`); the engine is not re-run on its actions,
+        Before the transaction the record's header and result are checked, and the seat
+        results to store read from it (:func:`check_finished`); the engine is not re-run on
+        its actions,
         which is ``arena verify``'s job. Then two round trips and one durable commit: BEGIN
         and :data:`_FINISH_LOCK` (the match row and the rating rows locked, the ratings
         before, the completion number), then :data:`_FINISH_WRITE` (state ``done``,
         results, record, ratings, history) and COMMIT. The Elo arithmetic runs in Python in
         between, the same :func:`worker.ratings.elo_after` that the recompute replays. Only
         a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why."""
-        game, num_seats = check_finished(match_id, finished)
-        results = sorted(finished.results, key=lambda r: r.seat)
+        checked = check_finished(match_id, finished)
+        game, num_seats, results = checked.game, checked.num_seats, checked.results
         lock = {"id": match_id, "holder": holder, "game": game, "num_seats": num_seats}
 
         def op(conn: psycopg.Connection) -> bool:
@@ -587,7 +588,7 @@ class MatchStore(StoreBase):
                         "sha": hashlib.sha256(finished.record).digest(),
                         "players": players,
                         "winners": winners,
-                        "num_actions": finished.num_actions,
+                        "num_actions": checked.num_actions,
                         "duration_ms": finished.duration_ms,
                         "note": finished.note,
                         "rated": list(final),
