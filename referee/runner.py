@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee import wire
-from referee.clock import ClockRules, SeatClock
+from referee.clock import ClockRules
 from referee.engine import Action, GameState, Result
 from referee.games import get_game
 from referee.matchlog import MatchLog
@@ -50,6 +50,7 @@ from referee.seats import (
     MatchPhase,
     ProtocolError,
     Seat,
+    SeatClock,
     SeatLink,
     default_action,
     pick_answer,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from referee.clock import SeatClock
+from referee.clock import ClockRules
 from referee.engine import Action, EngineError, GameState
 from referee.record import STATUSES, SeatEntry
 from rummyarena.v1 import bot_pb2
@@ -70,6 +70,33 @@ class SeatLink:
         self.writing = False  # a write is in flight
         self.welcomed = False  # the Welcome was written on this stream
         self.finished = asyncio.Event()  # set when the referee has nothing more to send
+
+
+class SeatClock:
+    """One seat's clock: the bank left, and the time the seat has used."""
+
+    __slots__ = ("bank_ms", "rules", "used_ms")
+
+    def __init__(self, rules: ClockRules) -> None:
+        self.rules = rules
+        self.bank_ms = float(rules.bank_ms)
+        self.used_ms = 0.0
+
+    def allowance_s(self) -> float:
+        """The longest this decision may take, in seconds (decision limit plus bank)."""
+        return (self.rules.decision_ms + self.bank_ms) / 1000.0
+
+    def charge(self, elapsed_ms: float) -> bool:
+        """Record a decision that took ``elapsed_ms``; False when it ran out of time."""
+        self.used_ms += elapsed_ms
+        over = elapsed_ms - self.rules.decision_ms
+        if over <= 0:
+            return True
+        if over <= self.bank_ms:
+            self.bank_ms -= over
+            return True
+        self.bank_ms = 0.0
+        return False
 
 
 @dataclass(eq=False)
