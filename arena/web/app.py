@@ -5,8 +5,10 @@ page handlers are plain functions that Starlette runs in its thread pool."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -40,7 +42,18 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 #: HTTP status of each reason a page cannot be shown.
-STATUS = {"bad": 400, "missing": 404, "held": 403, "unfinished": 409, "corrupt": 422}
+STATUS = {
+    "bad": 400,
+    "missing": 404,
+    "held": 403,
+    "unfinished": 409,
+    "corrupt": 422,
+    "busy": 503,
+}
+#: Requests that re-run records (replay pages, frames, summaries, exports) served at once,
+#: and how long one waits for a slot before it is answered 503 (docs/performance.md).
+REPLAY_SLOTS = 4
+REPLAY_WAIT_S = 10.0
 #: Matches a listing shows.
 LIST_LIMIT = 200
 #: Rated matches a leaderboard's trend looks back over.
@@ -87,6 +100,28 @@ def _env() -> Environment:
     return env
 
 
+def _replay_work(
+    handler: Callable[[Viewer, Request], Response],
+) -> Callable[[Viewer, Request], Response]:
+    """A page handler that re-runs records, run in one of the viewer's replay slots:
+    :data:`REPLAY_SLOTS` at once; a request that finds none free within
+    :data:`REPLAY_WAIT_S` is answered 503 (``busy``). Handlers run in Starlette's thread
+    pool (they are plain functions), so the engine never holds up the event loop."""
+
+    @functools.wraps(handler)
+    def run(viewer: Viewer, request: Request) -> Response:
+        if not viewer.replay_slots.acquire(timeout=REPLAY_WAIT_S):
+            raise replay.Unavailable(
+                "busy", "the viewer is busy replaying other matches: try again in a moment"
+            )
+        try:
+            return handler(viewer, request)
+        finally:
+            viewer.replay_slots.release()
+
+    return run
+
+
 class Viewer:
     """The pages, over one store."""
 
@@ -95,6 +130,7 @@ class Viewer:
         self.env = _env()
         #: Live streams open now, by client address (the event loop's alone: no lock).
         self.streams: Counter[str] = Counter()
+        self.replay_slots = threading.BoundedSemaphore(REPLAY_SLOTS)
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         """Template ``name`` rendered with ``context``."""
@@ -282,6 +318,7 @@ class Viewer:
             states=MATCH_STATES,
         )
 
+    @_replay_work
     def match(self, request: Request) -> Response:
         match_id = request.path_params["id"]
         m = self.store.match(match_id)
@@ -317,6 +354,7 @@ class Viewer:
 
     # -- JSON ------------------------------------------------------------------------------
 
+    @_replay_work
     def api_match(self, request: Request) -> Response:
         stored = replay.load(self.store, request.path_params["id"])
         seat = inputs.number(request.query_params, "seat")
@@ -324,11 +362,13 @@ class Viewer:
             raise replay.Unavailable("missing", f"match {stored.match.id} has no seat {seat}")
         return _json(replay.summary(stored, seat=seat))
 
+    @_replay_work
     def api_step(self, request: Request) -> Response:
         stored = replay.load(self.store, request.path_params["id"])
         seat = inputs.number(request.query_params, "seat")
         return _json(replay.frame(stored, request.path_params["step"], seat))
 
+    @_replay_work
     def api_export(self, request: Request) -> Response:
         return _json(replay.export(replay.load(self.store, request.path_params["id"])))
 
@@ -695,9 +735,13 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
     async def unavailable(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, replay.Unavailable)
         status = STATUS.get(exc.kind, 404)
+        headers = {"Retry-After": "1"} if exc.kind == "busy" else None
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": exc.kind, "message": str(exc)}, status_code=status)
-        return viewer.page("error.html", status, kind=exc.kind, message=str(exc))
+            body = {"error": exc.kind, "message": str(exc)}
+            return JSONResponse(body, status_code=status, headers=headers)
+        page = viewer.page("error.html", status, kind=exc.kind, message=str(exc))
+        page.headers.update(headers or {})
+        return page
 
     def refuse(path: str, message: str, status: int = 400) -> Response:
         if path.startswith("/api/"):
@@ -739,7 +783,7 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         Route("/api/matches/{id:id}/export", viewer.api_export),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=[
             Middleware(
@@ -753,3 +797,5 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
             Exception: failure,
         },
     )
+    app.state.viewer = viewer
+    return app

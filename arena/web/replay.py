@@ -11,12 +11,13 @@ cards; the all-seeing frame is made from every seat's view.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from referee.cards import Card
-from referee.engine import EngineError, GameState
+from referee.engine import EngineError, Event, GameState
 from referee.record import MatchRecord, new_state, replay
 from referee.tables import BoundedCache
 from referee.wire import decode_record
@@ -29,6 +30,10 @@ EXPORT_FORMAT = "rummy-arena-match/1"
 #: Decoded records by their bytes: decoding a long match re-runs it (record format 2
 #: stores action indexes), and a viewer asks for the same match step after step.
 _DECODED: BoundedCache[bytes, MatchRecord] = BoundedCache(decode_record, limit=32)
+#: Actions between two engine states kept for a recently viewed match (a frame re-runs
+#: at most this many), and how many matches' states are kept (docs/performance.md).
+CHECKPOINT_STEPS = 64
+CHECKPOINT_MATCHES = 8
 
 
 class Unavailable(Exception):
@@ -81,7 +86,8 @@ def load(store: Store, match_id: int) -> StoredMatch:
     try:
         data = store.record(match_id)
         record = _DECODED[data]
-        new_state(record)
+        if data not in _CHECKPOINTS:  # else its deal was made already, and re-runs
+            new_state(record)
     except StoreError as exc:
         raise Unavailable("corrupt", f"match {match_id}'s record cannot be read: {exc}") from exc
     except Exception as exc:  # a record that does not decode or names an unknown game
@@ -126,9 +132,10 @@ def cards(values: Sequence[Any] | None) -> list[str]:
 # -- steps -----------------------------------------------------------------------------------
 
 
-def state_at(record: MatchRecord, step: int) -> tuple[GameState, int]:
-    """The state after the first ``step`` actions, and how many events it had before the
-    last of them (the events of step ``step`` are the ones after that)."""
+def state_at(record: MatchRecord, step: int) -> tuple[GameState, list[Event]]:
+    """The state after the first ``step`` actions re-run from the deal, and the events of
+    step ``step`` (the deal's for step 0, else those of its last action): the plain
+    version of :meth:`Checkpoints.state_at`."""
     state = new_state(record)
     indexes = [a.index for a in record.actions[:step]]
     for _ in replay(state, indexes[:-1]):
@@ -136,7 +143,59 @@ def state_at(record: MatchRecord, step: int) -> tuple[GameState, int]:
     before = len(state.events) if indexes else 0
     for _ in replay(state, indexes[-1:]):
         pass
-    return state, before
+    return state, list(state.events[before:])
+
+
+class Checkpoints:
+    """The engine states of one record every :data:`CHECKPOINT_STEPS` actions, made as
+    far as frames have asked and kept without their events (``drop_events``: a frame
+    shows only its own step's), so that a frame re-runs at most that many actions from
+    the nearest one instead of the whole match. Thread-safe: the kept states are only
+    ever cloned, and made under a lock."""
+
+    def __init__(self, record: MatchRecord) -> None:
+        self.indexes = [a.index for a in record.actions]
+        state = new_state(record)
+        self.deal_events = list(state.events)
+        state.drop_events(len(state.events))
+        self.states = [state]  # states[k]: after k * CHECKPOINT_STEPS actions
+        self.lock = threading.Lock()
+
+    def _kept(self, k: int) -> GameState:
+        with self.lock:
+            while len(self.states) <= k:
+                start = (len(self.states) - 1) * CHECKPOINT_STEPS
+                state = self.states[-1].clone()
+                for _ in replay(state, self.indexes[start : start + CHECKPOINT_STEPS]):
+                    pass
+                state.drop_events(len(state.events))
+                self.states.append(state)
+            return self.states[k]
+
+    def state_at(self, step: int) -> tuple[GameState, list[Event]]:
+        """A state of its own after the first ``step`` actions, and the events of step
+        ``step``: the same as :func:`state_at` (``tests/test_web.py`` checks it)."""
+        if step == 0:
+            return self.states[0].clone(), list(self.deal_events)
+        k = (step - 1) // CHECKPOINT_STEPS
+        state = self._kept(k).clone()
+        for _ in replay(state, self.indexes[k * CHECKPOINT_STEPS : step - 1]):
+            pass
+        state.drop_events(len(state.events))
+        for _ in replay(state, self.indexes[step - 1 : step]):
+            pass
+        return state, list(state.events)
+
+
+#: Checkpoints of the matches viewed last, by their records' bytes.
+_CHECKPOINTS: BoundedCache[bytes, Checkpoints] = BoundedCache(
+    lambda data: Checkpoints(_DECODED[data]), limit=CHECKPOINT_MATCHES
+)
+
+
+def checkpoints(stored: StoredMatch) -> Checkpoints:
+    """The kept states of ``stored``'s record (cached by its bytes, when it has them)."""
+    return _CHECKPOINTS[stored.data] if stored.data else Checkpoints(stored.record)
 
 
 def frame(stored: StoredMatch, step: int, seat: int | None = None) -> dict[str, Any]:
@@ -151,10 +210,9 @@ def frame(stored: StoredMatch, step: int, seat: int | None = None) -> dict[str, 
     if seat is not None and not 0 <= seat < n:
         raise Unavailable("missing", f"seat {seat} is outside 0..{n - 1}")
     try:
-        state, before = state_at(record, step)
+        state, events = checkpoints(stored).state_at(step)
     except EngineError as exc:
         raise Unavailable("corrupt", f"the record does not re-run: {exc}") from exc
-    events = state.events[before:] if step else state.events
     viewers = range(n) if seat is None else (seat,)
     views = {s: state.view(s) for s in viewers}
     to_act = state.to_act()
