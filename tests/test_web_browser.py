@@ -273,8 +273,9 @@ def test_live_view_follows_a_running_match_and_shows_nothing_hidden(
     rnd = env.submit(EXAMPLES / "random_bot.py", "random", "hollywood-gin")
     options = {"max_hands": 3}
     match = env.store.create_match("hollywood-gin", [slow, rnd], options=options, seed=LIVE_SEED)
-    # the app finds the match's referee in the test's Redis keys and watches it with the
-    # platform secret of the test's ARENA_HOME, as the worker it starts does
+    # the app finds the match's referee in its row (written by the worker under its claim)
+    # and watches it with that match's watch credential, made from the platform secret of
+    # the test's ARENA_HOME, as the worker it starts uses
     for name in (db.DATABASE_URL_ENV, broker.REDIS_URL_ENV, broker.REDIS_PREFIX_ENV, "ARENA_HOME"):
         monkeypatch.setenv(name, env.env[name])
     redis_url = env.env[broker.REDIS_URL_ENV]

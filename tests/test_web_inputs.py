@@ -184,3 +184,32 @@ def test_a_long_address_or_headers_answer_414_or_431(store: Store) -> None:
             port, b"GET /static/arena.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         )
         assert ok.startswith(b"HTTP/1.1 200 ")
+
+
+def test_arena_web_itself_answers_414_to_a_1_mb_address(store: Store) -> None:
+    """The command serves with the same protocol as the tests above (not a plain uvicorn
+    configuration, which resets the connection)."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    web = subprocess.Popen(
+        [sys.executable, "-m", "arena", "web", "--port", "0"],
+        env={**os.environ, "ARENA_DATABASE_URL": store.url},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert web.stderr is not None
+        line = web.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found is not None, line
+        answer = exchange(
+            int(found.group(1)),
+            b"GET /matches?bot=" + b"a" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n" + CLOSE,
+        )
+        assert answer.startswith(b"HTTP/1.1 414 "), answer[:200]
+    finally:
+        web.terminate()
+        web.wait(20)
