@@ -1,5 +1,5 @@
 """The platform as one command sees it: the store, the broker and, where the command needs
-them, local worker processes (ARCHITECTURE decision 10).
+them, local worker processes (docs/architecture.md, decision 10).
 
 Without ``ARENA_DATABASE_URL`` the embedded Postgres runs under ``ARENA_HOME``; without
 ``ARENA_REDIS_URL`` a private Redis does. Workers started here are ``arena worker``

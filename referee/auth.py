@@ -1,4 +1,4 @@
-"""The platform's credential for the match service (ARCHITECTURE decision 13).
+"""The platform's credential for the match service (docs/architecture.md, decision 13).
 
 Only the platform creates, watches, fetches and releases matches: every call to
 the ``Matches`` service carries the metadata ``authorization: Bearer SECRET``,

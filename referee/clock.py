@@ -1,4 +1,4 @@
-"""The clock rules of a match (ARCHITECTURE decision 4): a per-decision limit plus a
+"""The clock rules of a match (docs/architecture.md, decision 4): a per-decision limit plus a
 time bank per seat, measured at the referee. A value both sides need: the referee's
 runner (a seat's running clock is :class:`referee.seats.SeatClock`), the wire, the
 store and the command line."""

@@ -1,7 +1,7 @@
 """The engine interface every game implements (the registry of games by name is
 ``referee.games``, over the engines).
 
-Engines are pure (ARCHITECTURE decision 1): a match is determined by its game,
+Engines are pure (docs/architecture.md, decision 1): a match is determined by its game,
 options, seed (or stacked decks) and the actions applied. No I/O, no clocks,
 no protobuf here. See ``docs/engine.md`` for a worked example.
 

@@ -1,4 +1,4 @@
-"""The record of a match (ARCHITECTURE decisions 2 and 7) and its verification.
+"""The record of a match (docs/architecture.md, decisions 2 and 7) and its verification.
 
 A record holds the game, the validated options, the seed and every action's
 text in order, so the engine re-runs the match exactly; timings, seat

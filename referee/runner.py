@@ -1,5 +1,5 @@
 """The match runner: seats, clocks, statuses and the default policy
-(ARCHITECTURE decision 4). Transport-free: the service hands each seat a
+(docs/architecture.md, decision 4). Transport-free: the service hands each seat a
 :class:`SeatLink` that can write messages, and feeds the seat's answers in.
 
 One asyncio task runs each match. For every decision it sends the seat to act

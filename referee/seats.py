@@ -1,4 +1,4 @@
-"""A match's seats as the runner keeps them (ARCHITECTURE decision 4): the stream a
+"""A match's seats as the runner keeps them (docs/architecture.md, decision 4): the stream a
 seat is connected by, its clock, status, strikes and forfeit, the decision it is to
 answer; the match's phases, the faults a bot's messages can earn, and which legal
 action an answer names."""

@@ -1,4 +1,4 @@
-"""The gRPC referee service (ARCHITECTURE decisions 5 and 13): thin servicers over
+"""The gRPC referee service (docs/architecture.md, decisions 5 and 13): thin servicers over
 :mod:`referee.matches` and :mod:`referee.runner`, plus health checking and reflection.
 
 The bot stream takes raw bytes and parses them here, so that a malformed

@@ -1,4 +1,4 @@
-"""Bot sessions (ARCHITECTURE decision 12): a bot process connects once, with its
+"""Bot sessions (docs/architecture.md, decision 12): a bot process connects once, with its
 session key, and is told of each match it is seated in; it plays each on its own
 ``Play`` stream.
 

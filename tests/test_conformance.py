@@ -1,4 +1,4 @@
-"""One conformance suite over every registered game (STYLE: OpenSpiel's API test).
+"""One conformance suite over every registered game (after OpenSpiel's API test).
 
 For every game, at every seat count and option variant the game declares
 (``GameSpec.test_variants``): random playouts never stall, never raise and end

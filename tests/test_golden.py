@@ -1,4 +1,4 @@
-"""Golden records (STYLE: OpenSpiel's playthroughs): seeded matches stored as text."""
+"""Golden records (after OpenSpiel's playthroughs): seeded matches stored as text."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A ladder's tick rates each of its finished matches exactly once (ARCHITECTURE decision
-6: nothing lost, nothing counted twice), whatever order their finishes committed in."""
+"""A ladder's tick rates each of its finished matches exactly once (docs/architecture.md,
+decision 6: nothing lost, nothing counted twice), whatever order their finishes committed in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The platform end to end (ARCHITECTURE decisions 6, 8, 10 and 12): real Postgres, real
+"""The platform end to end (docs/architecture.md, decisions 6, 8, 10 and 12): real Postgres, real
 Redis, real ``arena worker`` processes (Celery, each with its referee process and bot
 pool), real bot processes serving many matches through their sessions."""
 

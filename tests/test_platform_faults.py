@@ -1,9 +1,9 @@
-"""Faults of the platform's own never strand a tournament, and a bot's never fails a
-match (decision 6): a worker whose referee dies starts a new one and goes on, a broker
-lost past every task's budget and restarted empty loses no match, a bot that cannot start
-forfeits its seats, and failed matches are reported and can be put back. Real Postgres,
-real Redis (one this test kills), real ``arena worker`` and ``arena scheduler`` processes,
-real referees and bot processes."""
+"""Faults of the platform's own never strand a tournament, and a bot's never fails a match
+(docs/architecture.md, decision 6): a worker whose referee dies starts a new one and goes
+on, a broker lost past every task's budget and restarted empty loses no match, a bot that
+cannot start forfeits its seats, and failed matches are reported and can be put back. Real
+Postgres, real Redis (one this test kills), real ``arena worker`` and ``arena scheduler``
+processes, real referees and bot processes."""
 
 from __future__ import annotations
 

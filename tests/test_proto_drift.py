@@ -1,4 +1,4 @@
-"""The generated package matches proto/ (STYLE: gates that gate): regenerate into a
+"""The generated package matches proto/ (docs/contributing.md, "The gates"): regenerate into a
 temporary folder and compare with what is committed."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The batch ratings' 95% intervals (decision 9), checked against the truth by seeded
-simulation: pools with known strengths play many small tournaments, and we count how often
-the intervals contain the true differences.
+"""The batch ratings' 95% intervals (docs/architecture.md, decision 9), checked against the
+truth by seeded simulation: pools with known strengths play many small tournaments, and we
+count how often the intervals contain the true differences.
 
 Every tournament contributes several intervals, which are not independent of each other;
 the tolerance is therefore that of one interval per tournament, ``3·sqrt(0.95·0.05/R)``

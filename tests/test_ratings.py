@@ -1,4 +1,4 @@
-"""Ratings maths (ARCHITECTURE decision 9): online Elo, Bradley–Terry, duplicate sets."""
+"""Ratings maths (docs/architecture.md, decision 9): online Elo, Bradley–Terry, duplicate sets."""
 
 from __future__ import annotations
 

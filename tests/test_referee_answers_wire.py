@@ -1,4 +1,4 @@
-"""No answer can end a match for everyone (C7, ARCHITECTURE decision 4): whatever a
+"""No answer can end a match for everyone (C7; docs/architecture.md, decision 4): whatever a
 seat sends as its answer over the wire (random text, a legal text mutated, any index),
 the referee takes it as that seat's fault (an invalid answer: a notice, a strike, the
 default action) and the match ends with a result. The parsers' side of the same

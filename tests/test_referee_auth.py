@@ -1,4 +1,4 @@
-"""Only the platform manages matches (ARCHITECTURE decision 13), and what one client
+"""Only the platform manages matches (docs/architecture.md, decision 13), and what one client
 can hold is bounded: the match service needs the platform's secret, waiting matches
 are limited in number and age, names and ids in length, and idle connections cannot
 lock the bots out."""

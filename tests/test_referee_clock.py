@@ -1,4 +1,4 @@
-"""The referee's clock in the runner itself (ARCHITECTURE decision 4), with seats
+"""The referee's clock in the runner itself (docs/architecture.md, decision 4), with seats
 played in process: one watchdog timer serves a match, and a seat whose allowance is
 shorter than the one the timer was set for is still timed out on its own deadline."""
 

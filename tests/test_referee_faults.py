@@ -1,4 +1,4 @@
-"""Faulty bots and bad input (ARCHITECTURE decision 4): timeouts draw on the bank
+"""Faulty bots and bad input (docs/architecture.md, decision 4): timeouts draw on the bank
 then strike, crashes and illegal answers strike, disconnects forfeit, and the
 other players' match still finishes; bad messages get a gRPC status that says
 what was wrong."""

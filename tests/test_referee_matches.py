@@ -1,5 +1,6 @@
-"""Complete matches over loopback: a referee process, bot processes, `arena verify`
-on every record, two matches at once, and the spectators' stream (ARCHITECTURE 4, 5)."""
+"""Complete matches over loopback: a referee process, bot processes, `arena verify` on
+every record, two matches at once, and the spectators' stream (docs/architecture.md,
+decisions 4 and 5)."""
 
 from __future__ import annotations
 

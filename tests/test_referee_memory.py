@@ -24,7 +24,7 @@ from rummyarena.v1 import bot_pb2, match_pb2
 CLOCK = ClockRules(decision_ms=5000, bank_ms=5000, strike_limit=3, join_ms=1000)
 #: A full-length Hollywood Gin match between random seats: seed 1 runs 8,800 actions.
 LONG_SEED = 1
-#: The most a running match may hold (ARCHITECTURE decision 7's compact record).
+#: The most a running match may hold (the compact record of docs/architecture.md, decision 7).
 RUNNING_LIMIT = 200_000
 
 

@@ -1,5 +1,5 @@
 """Match records: bytes round trip through the wire package, and `verify` re-runs them
-(ARCHITECTURE decisions 2 and 7)."""
+(docs/architecture.md, decisions 2 and 7)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_verify_spots_a_changed_result() -> None:
 
 
 def test_gin_record_is_small() -> None:
-    """A Hollywood Gin hand's record is under 1 KB (ARCHITECTURE decision 7), even a
+    """A Hollywood Gin hand's record is under 1 KB (docs/architecture.md, decision 7), even a
     hand of random play, which is far longer than a hand between sensible players."""
     for seed in range(20):
         record = played_record("hollywood-gin", seed, {"max_hands": 1})

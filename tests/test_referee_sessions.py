@@ -1,4 +1,4 @@
-"""Bot sessions (ARCHITECTURE decision 12, docs/protocol.md "Sessions"): one bot process
+"""Bot sessions (docs/architecture.md, decision 12; docs/protocol.md, "Sessions"): one bot process
 connects once with its session key and plays every match it is seated in, each on its
 own Play stream. Real referee processes and real `arena bot run --session-key`
 processes."""

@@ -1,6 +1,6 @@
-"""The per-match watch credential (decision 13, ``referee.auth``): it lets WatchMatch
-follow the one match it was made for, and nothing else; the platform's secret still
-watches any match."""
+"""The per-match watch credential (docs/architecture.md, decision 13; ``referee.auth``):
+it lets WatchMatch follow the one match it was made for, and nothing else; the
+platform's secret still watches any match."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rummy 500 legal-action counts (perft, STYLE: python-chess) from fixed seeds.
+"""Rummy 500 legal-action counts (perft, as python-chess counts them) from fixed seeds.
 
 ``perft(state, d)`` is the number of distinct action sequences of length ``d``
 from the first decision of a deal. The expected numbers below were produced by

@@ -1,5 +1,6 @@
-"""Round-robin schedules (worker/schedule.py): every pair meets equally often, seats
-rotate, and duplicate deals give every bot of a table every seat of a deal (decision 8)."""
+"""Round-robin schedules (worker/schedule.py): every pair meets equally often, seats rotate,
+and duplicate deals give every bot of a table every seat of a deal (docs/architecture.md,
+decision 8)."""
 
 from __future__ import annotations
 

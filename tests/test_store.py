@@ -1,4 +1,4 @@
-"""The Postgres store (ARCHITECTURE decisions 6 and 7): the match state machine, claiming
+"""The Postgres store (docs/architecture.md, decisions 6 and 7): the match state machine, claiming
 and finishing under concurrency, records, ratings kept in the same transaction."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The store's side of a platform that never strands a match (decision 6): attempts count
-only plays that started, a retry waits out its back-off, failed matches go back to the
-queue once, and queued matches that no task works on are found from Postgres alone."""
+"""The store's side of a platform that never strands a match (docs/architecture.md,
+decision 6): attempts count only plays that started, a retry waits out its back-off,
+failed matches go back to the queue once, and queued matches that no task works on are
+found from Postgres alone."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The web viewer and the terminal replay (docs/viewer.md): every page on a real database,
-replay frames checked against the engine re-run here, seat views checked against the
-other seats' hands (decision 13 and C9), the duplicate-deal hold-back, and missing and
-corrupt matches."""
+replay frames checked against the engine re-run here, seat views checked against the other
+seats' hands (docs/architecture.md, decision 13; C9), the duplicate-deal hold-back, and
+missing and corrupt matches."""
 
 from __future__ import annotations
 

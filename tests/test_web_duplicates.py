@@ -1,8 +1,8 @@
-"""Duplicate deals (decisions 8 and 13) in everything a spectator sees: while a match of a
-deal is queued or running, the other matches of the deal show nothing of the cards or
-the results: no live events, no replay or record, no score in a list, no share of the
-standings (docs/viewer.md, docs/tournaments.md). Two siblings played at once by real
-workers with slow bots, and the pages over a set with one match finished."""
+"""Duplicate deals (docs/architecture.md, decisions 8 and 13) in everything a spectator
+sees: while a match of a deal is queued or running, the other matches of the deal show
+nothing of the cards or the results: no live events, no replay or record, no score in a
+list, no share of the standings (docs/viewer.md, docs/tournaments.md). Two siblings played
+at once by real workers with slow bots, and the pages over a set with one match finished."""
 
 from __future__ import annotations
 

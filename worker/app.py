@@ -1,4 +1,4 @@
-"""The Celery app (ARCHITECTURE decision 6): Redis as the broker, no result backend, and
+"""The Celery app (docs/architecture.md, decision 6): Redis as the broker, no result backend, and
 the settings every task of the platform shares.
 
 Postgres is the source of truth; a task is only a nudge to look at it. So tasks are

@@ -1,5 +1,5 @@
 """Where Redis is: ``ARENA_REDIS_URL``, or a private ``redis-server`` under ``ARENA_HOME``
-(ARCHITECTURE decision 10), and the key prefix that keeps one platform's keys apart from
+(docs/architecture.md, decision 10), and the key prefix that keeps one platform's keys apart from
 another's on a shared server (``ARENA_REDIS_PREFIX``; every test run has its own).
 
 The private server listens on a Unix socket only (``ARENA_HOME/redis/redis.sock``), keeps

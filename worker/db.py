@@ -1,5 +1,5 @@
 """Where the database is and how to reach it: ``ARENA_DATABASE_URL`` or an embedded server
-under ``ARENA_HOME`` (ARCHITECTURE decision 10), connections retried with backoff, and
+under ``ARENA_HOME`` (docs/architecture.md, decision 10), connections retried with backoff, and
 versioned migrations applied in order (``docs/storage.md``)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A worker host: what one ``arena worker`` process holds for its tasks (its store, its
 own referee process, its bot pool) and how it plays a match it has claimed
-(ARCHITECTURE decisions 6 and 12).
+(docs/architecture.md, decisions 6 and 12).
 
 Playing a claimed match: its seats' bot versions get their pool processes' sessions; the
 match is created on the referee under an id of this attempt (``m<id>a<attempt>``), so a

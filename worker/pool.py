@@ -1,4 +1,4 @@
-"""A worker host's bot processes (ARCHITECTURE decision 12): one process per bot version,
+"""A worker host's bot processes (docs/architecture.md, decision 12): one process per bot version,
 started the first time a match needs it, reused for every later match (it serves them
 through its session with the referee, several at once), started again when it has died,
 and stopped when idle for :data:`IDLE_S` or when the worker stops.

@@ -1,4 +1,4 @@
-"""Ratings (ARCHITECTURE decision 9): online Elo and a batch Bradley–Terry fit. Pure
+"""Ratings (docs/architecture.md, decision 9): online Elo and a batch Bradley–Terry fit. Pure
 functions over plain values; the store feeds them rows and writes back their numbers.
 
 A match result is a sequence of :class:`SeatResult` (one per seat). Every multiplayer

@@ -4,7 +4,7 @@ Two-player games: every pair plays ``games`` matches, the seats alternating. Gam
 players: every table of ``table_size`` of the entrants (all combinations, so every pair of
 bots meets at the same number of tables) plays ``games`` matches, the seats rotating by one
 from match to match. With ``duplicate`` each deal is played once per rotation of its
-table's seats (ARCHITECTURE decision 8): ``games`` is rounded up to a multiple of the table
+table's seats (docs/architecture.md, decision 8): ``games`` is rounded up to a multiple of the table
 size, and the matches of one deal share a ``duplicate_set`` and a seed, so every bot of the
 table plays every seat of the deal and the luck of the cards cancels out.
 """

@@ -1,4 +1,4 @@
-"""The platform's Celery tasks: thin, named, taking ids (ARCHITECTURE decision 6).
+"""The platform's Celery tasks: thin, named, taking ids (docs/architecture.md, decision 6).
 
 - ``arena.drain(tournament_id)``: claim and play the tournament's queued matches one after
   another, for up to :data:`DRAIN_S` seconds, then enqueue itself again if some are left

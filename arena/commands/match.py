@@ -240,7 +240,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         labels = store.labels(match.seats)
         seats = store.seat_results(match.id) if match.state == "done" else []
         events: list[tuple[int | None, str]] = []
-        # decision 13: one indexed query over the match's own duplicate set
+        # docs/architecture.md, decision 13: one indexed query over the match's own duplicate set
         held = match.id in store.held_matches([match.id])
         if held and args.record is not None:
             raise CommandError(

@@ -247,7 +247,7 @@ class Viewer:
         latest = versions[-1].version if versions else None
         recent = self.store.recent_matches(latest.id, limit=200) if latest else []
         # a finished match of a duplicate deal still being played shows no result, and
-        # its record is not read (decision 13)
+        # its record is not read (docs/architecture.md, decision 13)
         held = self.store.held_matches([m.match_id for m in recent])
         health = Counter(m.status for m in recent if m.status is not None)
         return self.page(
@@ -509,7 +509,7 @@ class Viewer:
 
     def _match_rows(self, matches: list[Match]) -> list[dict[str, Any]]:
         """Rows of a match list: the match, its bots, and whether it is held back (no
-        link to its replay or live view, no result: decision 13)."""
+        link to its replay or live view, no result: docs/architecture.md, decision 13)."""
         labels = self.store.labels(sorted({v for m in matches for v in m.seats}))
         held = self.store.held_matches([m.id for m in matches if m.duplicate_set is not None])
         return [
@@ -546,9 +546,9 @@ def _standings(
 ) -> tuple[Standings, BradleyTerryFit | None, int]:
     """The tournament's standings and batch fit over the results that may be shown: a
     duplicate set with a match still queued or running counts none of its results yet
-    (decision 13); and how many finished matches are left out for that. The same fit as
-    the store's (``Store.bradley_terry_fit``: one cluster per match, or per set), over
-    those results."""
+    (docs/architecture.md, decision 13); and how many finished matches are left out for
+    that. The same fit as the store's (``Store.bradley_terry_fit``: one cluster per match,
+    or per set), over those results."""
     from worker import ratings
     from worker.standings import standings
 

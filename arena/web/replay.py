@@ -1,4 +1,4 @@
-"""A stored match as its viewers see it, re-run from its record (ARCHITECTURE decision 2):
+"""A stored match as its viewers see it, re-run from its record (docs/architecture.md, decision 2):
 who may see it (decision 13), each step's frame for the all-seeing view or one seat's
 view, and the record as documented JSON (``docs/viewer.md``). Shared by ``arena web``,
 ``arena replay`` and ``arena export``.

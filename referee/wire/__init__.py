@@ -1,5 +1,5 @@
 """The one translation between domain values and the protobuf messages of
-``proto/rummyarena/v1`` (STYLE: the contract is the .proto), by audience:
+``proto/rummyarena/v1`` (docs/architecture.md, decision 16), by audience:
 
 - :mod:`~referee.wire.values`: cards, options, clock rules, events, seat statuses;
 - :mod:`~referee.wire.records`: match results and records, and a record's bytes;

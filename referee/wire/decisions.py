@@ -1,4 +1,4 @@
-"""The decision message: the one message a seat gets per decision (ARCHITECTURE
+"""The decision message: the one message a seat gets per decision (docs/architecture.md,
 decision 3), as protobuf (:func:`decision_message`) and written straight to its
 wire bytes (:class:`DecisionEncoder`, the referee's hot path)."""
 
@@ -32,7 +32,7 @@ def decision_message(
     decision_ms: int,
     bank_ms: int,
 ) -> bot_pb2.RefereeMessage:
-    """The one message of a decision (ARCHITECTURE decision 3)."""
+    """The one message of a decision (docs/architecture.md, decision 3)."""
     msg = bot_pb2.RefereeMessage()
     d = msg.decision
     d.decision_id = decision_id

@@ -1,5 +1,5 @@
-"""Matches: the state machine of ARCHITECTURE decision 6, ``queued → running → done |
-failed | cancelled``, and the record and seat results of each finished match.
+"""Matches: the state machine ``queued → running → done | failed | cancelled``
+(docs/architecture.md, decision 6), and the record and seat results of each finished match.
 :meth:`MatchStore.claim_match` takes a match in one atomic statement;
 :meth:`MatchStore.finish_match` checks a finished match against its record and its row, then
 commits the record, the seat results and the Elo updates in one transaction, exactly once.

@@ -254,7 +254,8 @@ class RatingStore(StoreBase):
         tournament_id: int | None = None,
         ladder_id: int | None = None,
     ) -> list[DuplicateStanding]:
-        """Each bot version's results over whole duplicate sets (decision 8)."""
+        """Each bot version's results over whole duplicate sets (docs/architecture.md,
+        decision 8)."""
         where, params = self._scope(game, tournament_id, ladder_id)
         where += " AND m.duplicate_set IS NOT NULL"
 
