@@ -1,4 +1,4 @@
-"""The clock of a match's pending decision, as the runner keeps it (ARCHITECTURE
+"""The clock of a match's pending decision, as the runner keeps it (docs/architecture.md,
 decision 4): one timer per match that times the decision out at its deadline, or
 interrupts the decision's write when the seat has not even taken it by then.
 
@@ -11,13 +11,14 @@ set) just sets itself again for the current deadline.
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any
 
 
 class Watchdog:
     """Times out one match's pending decision (:mod:`referee.runner` holds one)."""
 
-    __slots__ = ("_deadline", "_expired", "_task", "_timer", "waiting", "writing")
+    __slots__ = ("_deadline", "_expired", "_task", "_timer", "_timer_at", "waiting", "writing")
 
     def __init__(self) -> None:
         self._task: asyncio.Task[Any] | None = None  # the match task, which it interrupts
@@ -26,6 +27,7 @@ class Watchdog:
         self.waiting: asyncio.Future[Any] | None = None
         self._deadline = 0.0  # its deadline, in the event loop's time
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = math.inf  # when the timer fires (inf: no timer), kept to save a call
         #: the decision is being written (a write the deadline then interrupts)
         self.writing = False
         self._expired = False  # the deadline interrupted the write
@@ -41,17 +43,20 @@ class Watchdog:
         time). The clock covers delivery: armed before the decision is written."""
         self._deadline = deadline
         self.waiting = fut
-        timer = self._timer
-        if timer is None or timer.when() > deadline:  # one timer per match, moved
-            if timer is not None:  # only when it would fire too late
-                timer.cancel()
-            self._timer = loop.call_at(deadline, self._fire)
+        if self._timer_at > deadline:  # one timer per match, moved only when it would
+            if self._timer is not None:  # fire too late
+                self._timer.cancel()
+            self._set(loop, deadline)
+
+    def _set(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        self._timer = loop.call_at(deadline, self._fire)
+        self._timer_at = deadline
 
     def stop(self) -> None:
         """The match is over: cancel the timer."""
         if self._timer is not None:
             self._timer.cancel()
-            self._timer = None
+            self._timer, self._timer_at = None, math.inf
         self.waiting = None
 
     def take_expiry(self) -> bool:
@@ -68,7 +73,7 @@ class Watchdog:
     def _fire(self) -> None:
         """Time out the pending decision if its deadline has passed, else wait on until it
         does (an answer in time clears ``waiting``)."""
-        self._timer = None
+        self._timer, self._timer_at = None, math.inf
         fut = self.waiting
         if fut is None or fut.done():
             return  # nothing pending: the next decision sets the timer again
@@ -81,4 +86,4 @@ class Watchdog:
             else:
                 fut.set_result(("timeout", "no answer in time"))
         else:
-            self._timer = loop.call_at(self._deadline, self._fire)
+            self._set(loop, self._deadline)
