@@ -1,4 +1,4 @@
-"""What a running match keeps of its play (ARCHITECTURE decisions 2 and 7): its actions
+"""What a running match keeps of its play (docs/architecture.md, decisions 2 and 7): its actions
 in the record's compact form (each one's index in the legal actions, its thinking
 time, and who chose it where not the bot), the events its seats and watchers have not
 yet had, and the watchers themselves. A long match holds a few bytes per action; the
@@ -18,6 +18,10 @@ from referee.games import get_game
 from referee.record import MatchRecord, replay
 from referee.seats import Seat
 from rummyarena.v1 import common_pb2, record_pb2
+
+#: The longest thinking time an action's entry holds, in microseconds (what its
+#: array's 4-byte items hold, about 71 minutes): a longer one is logged as this.
+_THINK_MAX = 0xFFFFFFFF
 
 
 class MatchLog:
@@ -39,7 +43,7 @@ class MatchLog:
         if source != "bot":
             self.sources[len(self.index)] = source
         self.index.append(index)
-        self.think.append(min(think_us, 0xFFFFFFFF))
+        self.think.append(think_us if think_us < _THINK_MAX else _THINK_MAX)
         if self.watchers:
             self.publish()
         else:
