@@ -11,12 +11,18 @@ seed) as one ends, so games whose matches are short are measured too. The
 ping-pong phase uses the same processes and as many
 concurrent streams as there are matches (a match has one decision in flight
 at a time, so it is one ping-pong chain).
+
+``python -m arena.bench.referee inproc N`` plays N decisions of the same matches in
+this process, without gRPC (:func:`in_process`): the runner's and the game's work per
+decision, for a profiler or an instruction counter (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import random
 import secrets
 import statistics
 import subprocess
@@ -30,8 +36,11 @@ import psutil
 from bots.examples.random_bot import RandomBot
 from bots.sdk.client import play
 from referee.clock import ClockRules
+from referee.matches import Referee
 from referee.runner import Match
+from referee.seats import Seat, SeatLink
 from referee.service import start_server
+from referee.wire import answer_bytes, read_index
 
 PING = "/bench.PingPong/Echo"
 PAYLOAD = b"x" * 64
@@ -282,13 +291,82 @@ async def _play_worker(address: str) -> None:
     await asyncio.gather(*seats, return_exceptions=True)
 
 
+# -- in process ------------------------------------------------------------------------------
+
+
+async def in_process(decisions: int, matches: int = 16) -> dict[str, float]:
+    """Play ``decisions`` decisions of ``matches`` Hollywood Gin matches kept running (as
+    the bench does) with the referee's runner and no transport: each seat's write
+    completes one pass of the event loop later, as a gRPC write does, and a random
+    answer by index goes through a reader task as the service's does (``read_index``,
+    then ``Match.on_index``). Returns the wall time per decision and the referee's own
+    time (p50), in µs."""
+    loop = asyncio.get_running_loop()
+    referee = Referee(ClockRules(5000, 30_000, 3, 30_000), measure=True)
+    rng, done, count = random.Random(1), asyncio.Event(), [0]
+    created: list[Match] = []
+    readers: list[asyncio.Task[None]] = []
+
+    def start(seed: int) -> None:
+        match = referee.create("hollywood-gin", None, seed, ["a", "b"])
+        created.append(match)
+        for seat in match.seats:
+            inbox: asyncio.Queue[bytes] = asyncio.Queue()
+
+            async def write(
+                data: bytes, seat: Seat = seat, inbox: asyncio.Queue[bytes] = inbox
+            ) -> None:
+                written = loop.create_future()
+                loop.call_soon(written.set_result, None)
+                await written
+                if seat.pending is not None and not seat.pending.done():
+                    count[0] += 1
+                    if count[0] >= decisions:
+                        done.set()
+                        return
+                    legal = len(match.state.legal_actions())
+                    inbox.put_nowait(answer_bytes(seat.pending_id, rng.randrange(legal)))
+
+            async def read(seat: Seat = seat, inbox: asyncio.Queue[bytes] = inbox) -> None:
+                while True:
+                    index = read_index(await inbox.get(), seat.answer_head)
+                    if index >= 0:
+                        match.on_index(seat, index)
+
+            readers.append(asyncio.ensure_future(read()))
+            match.attach(seat, SeatLink(write), "in-process")
+
+        def refill(_: asyncio.Task[Any]) -> None:
+            if not done.is_set():
+                start(len(created))
+
+        asyncio.ensure_future(match.done.wait()).add_done_callback(refill)
+
+    for seed in range(matches):
+        start(seed)
+    gc.freeze()  # as the service does once it is up
+    t0 = time.perf_counter()
+    await done.wait()
+    elapsed = time.perf_counter() - t0
+    for reader in readers:
+        reader.cancel()
+    await referee.close()
+    samples = [ns for m in created for ns in (m.referee_ns or ())]
+    return {
+        "us_per_decision": elapsed / decisions * 1e6,
+        "referee_us_p50": statistics.median(samples) / 1000 if samples else 0.0,
+    }
+
+
 def main(argv: list[str]) -> None:
     """Worker entry point: ``ping ADDRESS STREAMS SECONDS``, or ``play ADDRESS`` with a
-    seat token a line on stdin."""
+    seat token a line on stdin; or ``inproc DECISIONS`` (:func:`in_process`)."""
     if argv[0] == "ping":
         asyncio.run(_ping_worker(argv[1], int(argv[2]), float(argv[3])))
     elif argv[0] == "play":
         asyncio.run(_play_worker(argv[1]))
+    elif argv[0] == "inproc":
+        print(json.dumps(asyncio.run(in_process(int(argv[1])))))
 
 
 if __name__ == "__main__":
