@@ -354,6 +354,7 @@ def test_names_stored_before_the_rule_still_list_show_and_resolve(
 ) -> None:
     manifest = Jsonb({"game": GAME, "command": ["python", "bot.py"], "archive": "tar"})
     with cli_store.pool.connection() as conn:  # as an older platform stored them
+        conn.execute("INSERT INTO users (name) VALUES ('old') ON CONFLICT DO NOTHING")
         for name in ("evil@v1", "two\nlines"):
             bot_id = conn.execute(
                 "INSERT INTO bots (name, owner) VALUES (%s, 'old') RETURNING id", (name,)

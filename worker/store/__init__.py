@@ -1,10 +1,10 @@
 """The repository layer over Postgres that the worker, the CLI and the web viewer share:
 plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md``).
 
-One module per aggregate, each a part of :class:`Store`: ``bots`` (bots and their versions),
-``matches`` (the match state machine, finishing a match, its record), ``competitions``
-(tournaments), ``ladders`` (ladders, their pools and ratings) and ``ratings`` (Elo tables,
-history, recompute, standings).
+One module per aggregate, each a part of :class:`Store`: ``users`` (users and their API
+keys), ``bots`` (bots and their versions), ``matches`` (the match state machine, finishing
+a match, its record), ``competitions`` (tournaments), ``ladders`` (ladders, their pools and
+ratings) and ``ratings`` (Elo tables, history, recompute, standings).
 ``finished`` is what a worker hands in when a match ends and the check made on it before a
 finish; ``base`` is the pool, the retries and the one-round-trip transaction they all use.
 """
@@ -37,20 +37,35 @@ from worker.store.matches import (
     seed_commitment,
 )
 from worker.store.ratings import RatingRow, RatingStore, RecomputeStats
+from worker.store.users import (
+    PLATFORM_USER,
+    ApiKey,
+    KeyProblem,
+    KeyRefused,
+    NewKey,
+    User,
+    UserStore,
+    UserSummary,
+)
 
 __all__ = [
     "ELO_K_ENV",
     "MATCH_STATES",
+    "PLATFORM_USER",
     "RECORD_FORMAT",
+    "ApiKey",
     "Bot",
     "BotSummary",
     "BotVersion",
     "CorruptRecord",
     "FinishedMatch",
     "InvalidResult",
+    "KeyProblem",
+    "KeyRefused",
     "Ladder",
     "LadderStanding",
     "Match",
+    "NewKey",
     "RatedVersion",
     "RatingRow",
     "RecomputeStats",
@@ -65,6 +80,8 @@ __all__ = [
     "TickPlan",
     "Tournament",
     "UnknownMatch",
+    "User",
+    "UserSummary",
     "open_store",
     "seed_commitment",
 ]
@@ -74,10 +91,11 @@ __all__ = [
 # the parts share only what StoreBase holds (the pool, the retry rule, the Elo K), call
 # none of each other's methods, and callers keep one object whose settings they can change
 # in one place (``store.elo_k``, ``store.retry_attempts``), with no method written twice.
-class Store(BotStore, CompetitionStore, LadderStore, MatchStore, RatingStore):
-    """Bots, matches, records and ratings in one Postgres database. Thread-safe: every call
-    takes a connection from the pool. Calls that lose their connection are retried with
-    backoff; when the server stays down they raise :class:`worker.db.StoreUnavailable`."""
+class Store(UserStore, BotStore, CompetitionStore, LadderStore, MatchStore, RatingStore):
+    """Users, bots, matches, records and ratings in one Postgres database. Thread-safe:
+    every call takes a connection from the pool. Calls that lose their connection are
+    retried with backoff; when the server stays down they raise
+    :class:`worker.db.StoreUnavailable`."""
 
 
 @contextlib.contextmanager

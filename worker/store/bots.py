@@ -1,5 +1,6 @@
-"""Bots and their versions: a bot name with its owner, and each submitted version's code
-archive and manifest, content-addressed (the same archive again is the same version)."""
+"""Bots and their versions: a bot name with its owner (a user, ``users``), and each
+submitted version's code archive and manifest, content-addressed (the same archive again
+is the same version). A retired bot gets no new matches."""
 
 from __future__ import annotations
 
@@ -74,12 +75,13 @@ class BotVersion:
 
 @dataclass(frozen=True, slots=True)
 class Bot:
-    """A registered bot name and its owner."""
+    """A registered bot name, its owner (a user's name) and, once retired, when."""
 
     id: int
     name: str
     owner: str
     created_at: datetime
+    retired_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,17 +135,26 @@ class BotStore(StoreBase):
 
     def add_bot(self, name: str, owner: str) -> int:
         """Register a bot name (or return the id of the existing one of that owner); a
-        name that breaks :data:`NAME_RULE` is refused, even one stored before the rule."""
+        name that breaks :data:`NAME_RULE` is refused, even one stored before the rule.
+        An owner who is not yet a user becomes one (without a key): the store trusts its
+        caller, and who may name which owner is the application layer's rule
+        (``arena.app``)."""
         problem = bot_name_problem(name)
         if problem is not None:
             raise StoreError(problem)
+        if not is_bot_name(owner):
+            raise StoreError(f"owner {owner[:NAME_MAX]!r} is no user name: {NAME_RULE}")
 
         def op(conn: psycopg.Connection) -> int:
+            # One statement: the owner's row is written by the CTE and seen by the
+            # foreign key check, which runs when the statement ends.
             row = conn.execute(
-                "INSERT INTO bots (name, owner) VALUES (%s, %s)"
+                "WITH owner AS (INSERT INTO users (name) VALUES (%(owner)s)"
+                "   ON CONFLICT (name) DO NOTHING)"
+                " INSERT INTO bots (name, owner) VALUES (%(name)s, %(owner)s)"
                 " ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name"
                 " RETURNING id, owner",
-                (name, owner),
+                {"name": name, "owner": owner},
             ).fetchone()
             assert row is not None
             if row[1] != owner:
@@ -233,17 +244,33 @@ class BotStore(StoreBase):
         """The bot of that name, or None."""
         row = self._run(
             lambda conn: conn.execute(
-                "SELECT id, name, owner, created_at FROM bots WHERE name = %s", (name,)
+                "SELECT id, name, owner, created_at, retired_at FROM bots WHERE name = %s",
+                (name,),
             ).fetchone()
         )
         return None if row is None else Bot(*row)
+
+    def set_retired(self, bot_id: int, retired: bool) -> Bot:
+        """Retire a bot (it gets no new matches: ladders leave it out, tournaments refuse
+        it), or bring it back; retiring a retired bot keeps its date."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE bots SET retired_at = CASE WHEN %(retired)s"
+                " THEN coalesce(retired_at, now()) END WHERE id = %(id)s"
+                " RETURNING id, name, owner, created_at, retired_at",
+                {"retired": retired, "id": bot_id},
+            ).fetchone()
+        )
+        if row is None:
+            raise StoreError(f"no bot with id {bot_id}")
+        return Bot(*row)
 
     def list_bots(self) -> list[BotSummary]:
         """Every bot that has a version, by name: its version count, latest version and
         that version's Elo. One statement, so the count and the latest version agree."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT b.id, b.name, b.owner, b.created_at, n.versions,"
+                "SELECT b.id, b.name, b.owner, b.created_at, b.retired_at, n.versions,"
                 f" {_VERSION_COLUMNS}, r.rating, coalesce(r.games, 0)"
                 " FROM bots b"
                 " JOIN (SELECT bot_id, count(*) AS versions, max(version) AS latest"
@@ -255,11 +282,11 @@ class BotStore(StoreBase):
         )
         return [
             BotSummary(
-                Bot(*row[:4]),
-                int(row[4]),
-                BotVersion(*row[5:14]),
-                None if row[14] is None else float(row[14]),
-                int(row[15]),
+                Bot(*row[:5]),
+                int(row[5]),
+                BotVersion(*row[6:15]),
+                None if row[15] is None else float(row[15]),
+                int(row[16]),
             )
             for row in rows
         ]

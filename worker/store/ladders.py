@@ -66,14 +66,15 @@ def _ladder(row: Mapping[str, Any]) -> Ladder:
     )
 
 
-#: The newest version of every bot of the ladder's game, with its ladder rating and Elo.
+#: The newest version of every bot of the ladder's game, with its ladder rating and Elo;
+#: a retired bot leaves the pool (its finished matches are still rated).
 _POOL = """
     SELECT DISTINCT ON (v.bot_id) v.id, b.name || '@v' || v.version, lr.mu, lr.sigma,
         coalesce(lr.games, 0), lr.last_played_at, r.rating
     FROM bot_versions v JOIN bots b ON b.id = v.bot_id
     LEFT JOIN ladder_ratings lr ON lr.ladder_id = %(ladder)s AND lr.bot_version_id = v.id
     LEFT JOIN ratings r ON r.game = v.game AND r.bot_version_id = v.id
-    WHERE v.game = %(game)s
+    WHERE v.game = %(game)s AND b.retired_at IS NULL
     ORDER BY v.bot_id, v.version DESC"""
 
 
