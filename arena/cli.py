@@ -18,6 +18,7 @@ from typing import NoReturn
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import arena.commands  # after the BLAS setting, before numpy is imported
+from arena.app.errors import AppError
 from arena.commands import EXAMPLES_HEADING, add_command, examples
 from referee.engine import EngineError
 from referee.settings import SettingsError
@@ -101,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return exc.exit_code
-    except (EngineError, SettingsError) as exc:  # a bad game, option or ARENA_* value
+    except (EngineError, SettingsError, AppError) as exc:  # a bad game, option, ARENA_*
+        # value, or a request the application layer refused (a key, a permission)
         print(f"{prog}: {exc}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:

@@ -34,6 +34,7 @@ REFEREE = "ARENA_REFEREE"
 TOKEN = "ARENA_TOKEN"
 SESSION_KEY = "ARENA_SESSION_KEY"
 BOT_SEED = "ARENA_BOT_SEED"
+API_KEY = "ARENA_API_KEY"
 
 #: The name of the data folder under the user's data directory.
 APP_NAME = "rummy-arena"
@@ -133,6 +134,11 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(SESSION_KEY, "none", "a bot's session key: it plays every match it is seated in"),
     Variable(BOT_SEED, "none (unseeded)", "the seed of `bots/examples/random_bot.py`"),
     Variable(
+        API_KEY,
+        "none: holding the database's credentials, `arena` acts as the operator",
+        "the API key of the user `arena` acts as (`api.md`)",
+    ),
+    Variable(
         TEST_DATABASE_URL,
         "the server on 127.0.0.1:5432 when it answers, else an embedded one",
         "tests only: a server where the tests may create and drop databases",
@@ -169,6 +175,7 @@ class Settings:
     token: str | None
     session_key: str | None
     bot_seed: int | None
+    api_key: str | None
 
 
 @functools.cache
@@ -213,6 +220,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         token=text(TOKEN),
         session_key=text(SESSION_KEY),
         bot_seed=_integer(env, BOT_SEED),
+        api_key=text(API_KEY),
     )
 
 

@@ -166,6 +166,9 @@ RUN: dict[str, Run] = {
     "arena leaderboard --game hollywood-gin": Run("an empty leaderboard", database=True),
     "arena ratings show --game hollywood-gin": Run("an empty Elo table", database=True),
     "arena ladder status": Run("no ladders in a scratch database", database=True),
+    "arena user create ann": Run("makes a user and prints their key, once", database=True),
+    "arena user create ops --operator --json": Run("makes an operator", database=True),
+    "arena user list": Run("the platform's own user alone in a scratch database", database=True),
 }
 
 #: Commands not run here, by how they start, and why.
@@ -201,6 +204,10 @@ NOT_RUN: dict[str, str] = {
     "arena bot submit ./mybot": "the reader's own bot folder",
     "arena bot submit bots/examples/": "the tournament walk-through's first step; the README's "
     "`arena bot submit` of an example bot is run",
+    "arena bot retire": "needs the reader's bot in the store (tests/test_users.py retires bots)",
+    "arena user key": "needs a user made first (tests/test_users.py makes, lists and revokes keys)",
+    "ARENA_API_KEY=": "KEY stands for a key `arena user create` printed (tests/test_users.py "
+    "submits with keys)",
 }
 
 #: Blocks that are neither commands nor runnable code, and why they are not checked here.

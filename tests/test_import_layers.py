@@ -37,6 +37,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("bots and the SDK", ("bots",)),
     ("the worker", ("worker",)),
+    # decision 14: every operation, with who asks, below the front ends that call it
+    ("the application layer", ("arena.app",)),
     ("the command line and the web app", ("arena",)),
 )
 PURE_UP_TO = "engines"
@@ -161,3 +163,31 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     assert circle is not None and circle[0] == circle[-1]
     assert layer_of("referee.wire.views") > layer_of("referee.games.gin_hand")
     assert layer_of("referee.settings") < layer_of("referee.auth") < layer_of("worker.app")
+    assert layer_of("worker.store") < layer_of("arena.app.actors") < layer_of("arena.web.app")
+    assert layer_of("arena.app.bots") < layer_of("arena.commands.bot_registry")
+
+
+FRONT_ENDS = ("arena.cli", "arena.commands", "arena.web", "arena.platform", "arena.bench")
+
+
+def test_the_application_layer_imports_no_front_end_not_even_inside_a_function() -> None:
+    """``arena.app`` sits below the front ends that call it (decision 14): none of its
+    imports, wherever they are, reaches one of them."""
+    found = []
+    for name, path in MODULES.items():
+        if layer_of(name) != layer_of("arena.app"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [
+                f"{name} imports {target}"
+                for target in targets
+                if any(target == p or target.startswith(p + ".") for p in FRONT_ENDS)
+            ]
+    assert found == []

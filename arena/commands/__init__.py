@@ -109,7 +109,7 @@ def bot_actions(sub: Any) -> Any:
         parser = add_command(
             sub,
             "bot",
-            help="bot tools: run, submit, list, show",
+            help="bot tools: run, submit, list, show, retire",
             examples=examples(
                 "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
                 "arena bot submit bots/examples/heuristic_bot.py --game hollywood-gin",

@@ -1,4 +1,5 @@
-"""Registering bots: ``arena bot submit|list|show`` (docs/bots.md, "Registering a bot").
+"""Registering bots: ``arena bot submit|list|show|retire`` (docs/bots.md, "Registering a
+bot"). Who may submit or retire which bot is :mod:`arena.app.bots`' to say.
 
 A bot is stored as a version: a tar archive of its code, built deterministically so that
 the same content is the same archive (and so the same version), and a manifest naming the
@@ -7,7 +8,6 @@ game and the command that starts it from the unpacked archive."""
 from __future__ import annotations
 
 import argparse
-import getpass
 import hashlib
 import io
 import json
@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.app import bots as app_bots
+from arena.app.actors import local_actor
 from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
 from arena.commands.db import with_store
-from worker.store import BotVersion, RatedVersion, SeatMatch, Store
+from worker.store import PLATFORM_USER, BotVersion, RatedVersion, SeatMatch, Store
 from worker.store.bots import bot_name_problem, is_bot_name
 
 MANIFEST_FILE = "arena-bot.toml"
@@ -39,7 +41,7 @@ RECENT_MATCHES = 10
 
 
 def register(sub: Any, bench_sub: Any) -> None:
-    """Add ``arena bot submit``, ``list`` and ``show``."""
+    """Add ``arena bot submit``, ``list``, ``show`` and ``retire``."""
     actions = bot_actions(sub)
     submit = add_command(
         actions,
@@ -55,7 +57,13 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     submit.add_argument("--name", help="the bot's name (default: the file or folder stem)")
     game_argument(submit)
-    submit.add_argument("--owner", default=None, help="who submits it (default: the OS user name)")
+    submit.add_argument(
+        "--owner",
+        default=None,
+        metavar="USER",
+        help="operators only: register a new bot for this user (default: the acting user, "
+        "whose key ARENA_API_KEY is; without a key, the operator)",
+    )
     json_argument(submit, "the stored version")
     submit.set_defaults(func=cmd_submit)
 
@@ -77,6 +85,15 @@ def register(sub: Any, bench_sub: Any) -> None:
     show.add_argument("name")
     json_argument(show, "the bot")
     show.set_defaults(func=cmd_show)
+
+    retire = add_command(
+        actions,
+        "retire",
+        help="retire a bot: ladders leave it out, tournaments refuse it (owner or operator)",
+        examples=examples("arena bot retire mybot", "ARENA_API_KEY=KEY arena bot retire mybot"),
+    )
+    retire.add_argument("name")
+    retire.set_defaults(func=cmd_retire)
 
 
 # -- archives ------------------------------------------------------------------------------
@@ -237,7 +254,9 @@ def _version_dict(version: BotVersion) -> dict[str, Any]:
 
 def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: str) -> BotVersion:
     """Store ``bot`` as a version of the bot ``name`` (made for ``owner`` if new) playing
-    ``game``: the same content again is the same version."""
+    ``game``: the same content again is the same version. No one's permission is asked:
+    for the platform's own tools on a database of their own (the benchmarks); commands
+    submit through :func:`arena.app.bots.submit`."""
     bot_id = store.add_bot(name, owner)
     manifest = {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT}
     return store.add_bot_version(bot_id, bot.archive, manifest, owner)
@@ -251,22 +270,19 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if problem is not None:
         raise CommandError(problem if args.name else f"{problem}; give one with --name")
     bot = package(path)
-    owner = args.owner or getpass.getuser()
 
     def body(store: Store) -> int:
-        existing = store.bot_by_name(name)
-        known = (
-            set()
-            if existing is None
-            else {v.version.content_hash for v in store.bot_versions(existing.id)}
+        submitted = app_bots.submit(
+            store,
+            local_actor(store),
+            name=name,
+            game=args.game,
+            archive=bot.archive,
+            command=bot.command,
+            archive_format=ARCHIVE_FORMAT,
+            owner=args.owner,
         )
-        version = store_version(store, bot, name, args.game, owner)
-        new = bot.content_hash not in known
-        if version.game != args.game:
-            raise CommandError(
-                f"this content is already {version.label}, submitted for {version.game}; "
-                "a version plays one game"
-            )
+        version, new = submitted.version, submitted.new
         if args.json:
             print(json.dumps({**_version_dict(version), "new": new}))
         elif new:
@@ -284,6 +300,25 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return with_store(body)
 
 
+def cmd_retire(args: argparse.Namespace) -> int:
+    """Retire a bot (its owner or an operator)."""
+
+    def body(store: Store) -> int:
+        retired = app_bots.retire(store, local_actor(store), args.name)
+        when = retired.bot.retired_at
+        since = "" if when is None else f", on {when:%Y-%m-%d %H:%M}"
+        if retired.already:
+            print(f"{_shown(retired.bot.name)} was retired already{since}")
+        else:
+            print(
+                f"retired {_shown(retired.bot.name)}: ladders leave it out and new tournaments "
+                "refuse it (matches already queued still play); a new version brings it back"
+            )
+        return 0
+
+    return with_store(body)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every bot with its versions count, latest version, game and Elo."""
 
@@ -294,6 +329,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                 {
                     "name": b.bot.name,
                     "owner": b.bot.owner,
+                    "house": b.bot.owner == PLATFORM_USER,
+                    "retired": b.bot.retired_at is not None,
                     "versions": b.versions,
                     "latest": b.latest.version,
                     "game": b.latest.game,
@@ -317,7 +354,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             for b in bots
         ]
-        _print_table(rows)
+        print_table(rows)
         return 0
 
     return with_store(body)
@@ -354,6 +391,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             data = {
                 "name": bot.name,
                 "owner": bot.owner,
+                "house": bot.owner == PLATFORM_USER,
+                "retired_at": None
+                if bot.retired_at is None
+                else bot.retired_at.isoformat(timespec="seconds"),
                 "versions": [
                     {
                         **_version_dict(v.version),
@@ -366,8 +407,13 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
             print(json.dumps(data))
             return 0
-        print(f"{_shown(bot.name)} (owner {bot.owner})")
-        _print_table(
+        marks = [f"owner {bot.owner}"]
+        if bot.owner == PLATFORM_USER:
+            marks.append("a house bot")
+        if bot.retired_at is not None:
+            marks.append(f"retired {bot.retired_at:%Y-%m-%d}")
+        print(f"{_shown(bot.name)} ({', '.join(marks)})")
+        print_table(
             [("version", "sha256", "game", "submitted", "by", "elo")]
             + [_version_row(v) for v in versions]
         )
@@ -379,7 +425,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             print("no matches yet")
             return 0
         print("recent matches:")
-        _print_table(
+        print_table(
             [("match", "version", "game", "state", "seat", "place", "score", "status")]
             + [
                 (
@@ -412,7 +458,7 @@ def _version_row(v: RatedVersion) -> tuple[str, ...]:
     )
 
 
-def _print_table(rows: Sequence[Sequence[str]]) -> None:
+def print_table(rows: Sequence[Sequence[str]]) -> None:
     """Plain aligned columns (stable text for scripts and tests, unlike a rich table)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:

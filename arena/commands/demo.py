@@ -1,8 +1,8 @@
 """``arena demo``: the whole platform in one command. It starts what is not configured
 (the embedded Postgres and Redis, a local worker with its referee and bot pool), registers
-the example bots, plays a small round robin in each of the four games with a progress
-display, prints each game's standings and how to look at a match, and stops everything
-it started."""
+the example bots as house bots (the platform's user owns them: docs/api.md), plays a small
+round robin in each of the four games with a progress display, prints each game's
+standings and how to look at a match, and stops everything it started."""
 
 from __future__ import annotations
 
@@ -59,16 +59,28 @@ def register(sub: Any, bench_sub: Any) -> None:
     p.set_defaults(func=cmd_demo)
 
 
-def register_examples(store: Any, game: str) -> list[str]:
-    """Store the example bots for ``game`` (as ``NAME-GAME``); returns their names."""
-    import getpass
-
-    from arena.commands.bot_registry import package, store_version
+def register_examples(store: Any, game: str, actor: Any) -> list[str]:
+    """Store the example bots for ``game`` (as ``NAME-GAME``) as house bots, owned by the
+    platform's user, which anyone may play against (``actor`` must be an operator);
+    returns their names."""
+    from arena.app import bots
+    from arena.commands.bot_registry import ARCHIVE_FORMAT, package
+    from worker.store import PLATFORM_USER
 
     names = []
     for prefix, file in BOTS:
         name = f"{prefix}-{game}"
-        store_version(store, package(EXAMPLES / file), name, game, getpass.getuser())
+        bot = package(EXAMPLES / file)
+        bots.submit(
+            store,
+            actor,
+            name=name,
+            game=game,
+            archive=bot.archive,
+            command=bot.command,
+            archive_format=ARCHIVE_FORMAT,
+            owner=PLATFORM_USER,
+        )
         names.append(name)
     return names
 
@@ -76,6 +88,7 @@ def register_examples(store: Any, game: str) -> list[str]:
 def cmd_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from arena.app.actors import local_actor
     from arena.commands.standings import report
     from arena.commands.tournament import create, follow
     from arena.platform import platform
@@ -93,8 +106,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             "(its referee and bot pool); the example bots random, minimal and heuristic"
         )
         played = []
+        actor = local_actor(store)
         for game, options, games in GAMES:
-            names = register_examples(store, game)
+            names = register_examples(store, game, actor)
             tournament_id, count = create(
                 store,
                 game=game,
@@ -106,6 +120,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 clock={},
                 name=f"demo: {game}",
                 seed=args.seed,
+                actor=actor,
             )
             console.print(f"\n[bold]{game}[/bold]: tournament {tournament_id}, {count} matches")
             from worker import tasks

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from arena.app.actors import Actor, local_actor
+from arena.app.bots import check_entry
 from arena.cli import CommandError, Failed
 from arena.commands import (
     add_command,
@@ -236,14 +238,20 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
 # -- create --------------------------------------------------------------------------------
 
 
-def resolve_bots(store: Store, game: str, names: list[str]) -> list[int]:
-    """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``."""
+def resolve_bots(
+    store: Store, game: str, names: list[str], actor: Actor | None = None
+) -> list[int]:
+    """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``, each
+    a bot that ``actor`` (default: who this command acts as) may enter and not retired."""
     versions = []
     for entry in names:
         name, wanted = parse_label(entry)
         bot = store.bot_by_name(name)
         if bot is None:
             raise CommandError(f"no bot named {name!r}; register it with `arena bot submit`")
+        if actor is None:
+            actor = local_actor(store)
+        check_entry(actor, bot)
         of_game = [v.version for v in store.bot_versions(bot.id) if v.version.game == game]
         if wanted is not None:
             chosen = [v for v in of_game if v.version == wanted]
@@ -294,9 +302,11 @@ def create(
     name: str | None,
     seed: int | None,
     format: str = "round-robin",
+    actor: Actor | None = None,
 ) -> tuple[int, int]:
     """Schedule a round robin, or with ``format="gauntlet"`` the first bot against each of
-    the others; returns (tournament id, matches queued)."""
+    the others, of bots ``actor`` may enter (default: who this command acts as); returns
+    (tournament id, matches queued)."""
     from referee.engine import UnknownGameError
     from referee.games import get_game
     from worker.schedule import ScheduleError, gauntlet, round_robin
@@ -307,7 +317,7 @@ def create(
     except UnknownGameError as exc:
         raise CommandError(str(exc)) from None
     spec.options(options)  # a bad option is named before anything is stored
-    versions = resolve_bots(store, game, bots)
+    versions = resolve_bots(store, game, bots, actor)
     size = check_table_size(
         game, table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
     )

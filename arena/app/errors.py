@@ -1,0 +1,24 @@
+"""What the application layer refuses, as exceptions each front end renders its own way:
+the command line as one line and exit 2, the API (to come) as 401, 403, 404 or 400."""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    """A request refused for a reason the asker can act on; the message says what to do."""
+
+
+class Unauthorized(AppError):
+    """The key given names nobody: malformed, unknown, wrong or revoked."""
+
+
+class Forbidden(AppError):
+    """The actor may not do this (``docs/api.md``, "Who may do what")."""
+
+
+class NotFound(AppError):
+    """The user, key or bot asked for does not exist."""
+
+
+class Invalid(AppError):
+    """The request cannot be done as asked (a name taken, a version for another game)."""
