@@ -223,7 +223,7 @@ def test_a_match_that_fails_to_play_is_logged_and_the_session_plays_on(
     session = open_session(ref)
     proc = start_session_bot(path, ref.address, session.key)
     sid = session.session_id
-    failed = create(ref, [sid, ""], seed=14, join_ms=1500)
+    failed = create(ref, [sid, ""], seed=14, join_ms=8000)
     token_bot = start_bot(RANDOM_BOT, ref.address, failed.tokens[1])
     try:
         record = ref.record(failed.match_id)  # its seat 0 never joined
