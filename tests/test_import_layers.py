@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("referee", "bots", "worker", "arena")
 
 #: Lowest first: each layer by the module names it holds (a name covers the modules
-#: under it). The engines are pure (ARCHITECTURE decision 1): the layers up to
+#: under it). The engines are pure (docs/architecture.md, decision 1): the layers up to
 #: ``engines`` import no protobuf and no gRPC.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("settings and tables", ("referee.settings", "referee.tables", "referee.clock")),
