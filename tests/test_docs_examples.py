@@ -222,6 +222,8 @@ BLOCKS_NOT_RUN: dict[tuple[str, str], str] = {
     ("protocol.md", "seat 1 -> referee"): "checked by tests/test_protocol_transcript.py",
     ("protocol.md", "platform -> referee"): "checked by tests/test_protocol_transcript.py",
     ("performance.md", "# PYTHONHASHSEED=0 valgrind"): "measured under valgrind (callgrind)",
+    ("performance.md", "git worktree add /tmp/refold"): "alternating benches of two checkouts "
+    "(minutes of measuring, on a quiet machine)",
     ("duels.md", "24 games"): "the output of an `arena duel` on the platform",
     ("viewer.md", "{"): "the export of a played match (`arena export`)",
 }
