@@ -10,8 +10,6 @@ import contextlib
 import dataclasses
 import re
 import shutil
-import socket
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -19,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from arena.web.app import create_app
 from referee.cards import Card
@@ -29,6 +26,7 @@ from referee.wire import decode_record
 from tests.knowledge import NEW_HAND, Knowledge
 from tests.platform_support import EXAMPLES, PLATFORM_BOTS, PlatformEnv
 from tests.test_web import CARD, SEATS, World, build, engine_at, hand_of
+from tests.test_web_inputs import served as served_on_port
 from worker import broker, db, tasks
 from worker.app import configure
 from worker.store import Store
@@ -49,23 +47,10 @@ def world(store: Store) -> World:
 
 @contextlib.contextmanager
 def served(app: Any) -> Iterator[str]:
-    """``app`` served over HTTP on a free port, in a thread of this process."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
+    """``app`` served as ``arena web`` serves it, on a free port in a thread of this
+    process: its address."""
+    with served_on_port(app) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(10)
 
 
 @contextlib.contextmanager
