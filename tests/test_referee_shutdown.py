@@ -15,12 +15,16 @@ import pytest
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 from tests.referee_support import EXAMPLES, PLAY, RefereeProcess, start_bot, wait_all
 
-GRACE_S = 3
+#: Long enough for the quick match to finish on a loaded machine once its seats stop
+#: dawdling; the stuck match waits it out.
+GRACE_S = 8
 
 
-async def seat(address: str, token: str, delay: float, answer: bool) -> bot_pb2.MatchEnd:
-    """Play one seat over a raw stream, answering after ``delay`` s (or never); its
-    MatchEnd."""
+async def seat(
+    address: str, token: str, delay: float, answer: bool, hurry: asyncio.Event | None = None
+) -> bot_pb2.MatchEnd:
+    """Play one seat over a raw stream, answering after ``delay`` s (at once once
+    ``hurry`` is set), or never; its MatchEnd."""
     rng = random.Random(token)
     async with grpc.aio.insecure_channel(address) as channel:
         call = channel.stream_stream(PLAY)()
@@ -28,7 +32,8 @@ async def seat(address: str, token: str, delay: float, answer: bool) -> bot_pb2.
         while (raw := await call.read()) is not grpc.aio.EOF:
             msg = bot_pb2.RefereeMessage.FromString(raw)
             if msg.HasField("decision") and answer:
-                await asyncio.sleep(delay)
+                if hurry is None or not hurry.is_set():
+                    await asyncio.sleep(delay)
                 d = msg.decision
                 pick = bot_pb2.Answer(
                     decision_id=d.decision_id, index=rng.randrange(len(d.legal_actions))
@@ -53,16 +58,22 @@ def test_a_shutdown_finishes_what_it_can_and_aborts_the_rest_honestly(sig: int) 
 
         async def main() -> None:
             md = ref.metadata
+            signalled = asyncio.Event()  # the quick seats answer at once from then on
             async with grpc.aio.insecure_channel(ref.address) as channel:
                 matches = match_pb2_grpc.MatchesStub(channel)
                 seats = [
-                    asyncio.ensure_future(seat(ref.address, quick.tokens[0], 0.02, True)),
-                    asyncio.ensure_future(seat(ref.address, quick.tokens[1], 0.02, True)),
+                    asyncio.ensure_future(
+                        seat(ref.address, quick.tokens[0], 0.02, True, signalled)
+                    ),
+                    asyncio.ensure_future(
+                        seat(ref.address, quick.tokens[1], 0.02, True, signalled)
+                    ),
                     asyncio.ensure_future(seat(ref.address, stuck.tokens[0], 0.0, True)),
                     asyncio.ensure_future(seat(ref.address, stuck.tokens[1], 0.0, False)),
                 ]
                 await asyncio.sleep(0.5)  # both matches are running
                 ref.proc.send_signal(sig)
+                signalled.set()
                 await asyncio.sleep(0.3)
                 # no new matches
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
