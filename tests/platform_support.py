@@ -68,9 +68,10 @@ class PlatformEnv:
             cwd=ROOT,
         )
 
-    def start_worker(self, concurrency: int = 2) -> subprocess.Popen[bytes]:
-        """Start an ``arena worker`` process (logging to the test's home)."""
-        return self._start("worker", "--concurrency", str(concurrency))
+    def start_worker(self, concurrency: int = 2, *more: str) -> subprocess.Popen[bytes]:
+        """Start an ``arena worker`` process (logging to the test's home), with ``more``
+        of its options."""
+        return self._start("worker", "--concurrency", str(concurrency), *more)
 
     def start_scheduler(self) -> subprocess.Popen[bytes]:
         """Start ``arena scheduler`` (its sweep every second in tests)."""

@@ -243,3 +243,39 @@ def test_d6_worker_stops_saying_why_when_no_referee_will_start(
     assert "port in use" in worker.fatal
     assert signals == [signal.SIGTERM]  # a warm shutdown, for its supervisor to act on
     assert worker._wait_ready() is False  # the tasks waiting for a referee give up
+
+
+PLANTED_CONSUMER_FAULT = """
+import celery.worker.consumer.consumer as consumer
+
+def start(self):
+    raise RuntimeError("planted consumer fault")
+
+consumer.Consumer.start = start
+"""
+
+
+def test_d6_worker_whose_celery_consumer_fails_exits_non_zero(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    """A Celery worker that stops on its own (an unrecoverable error: here a consumer that
+    cannot start, as kombu's lost connections sometimes end) exits 1, so that a supervisor
+    with ``Restart=on-failure`` starts it again; a clean stop exits 0."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "sitecustomize.py").write_text(PLANTED_CONSUMER_FAULT)
+    env = {**platform_env.env, "PYTHONPATH": f"{planted}:{ROOT}"}
+    failed = subprocess.run(
+        [sys.executable, "-m", "arena", "worker", "--concurrency", "1"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert failed.returncode == 1, failed.stderr
+    assert "planted consumer fault" in failed.stderr
+    assert "the Celery worker stopped" in failed.stderr
+
+    clean = platform_env.start_worker(1, "--loglevel", "info")
+    platform_env.wait_for(
+        lambda: " ready." in platform_env.worker_log(), 60, "the worker to be ready"
+    )
+    clean.send_signal(signal.SIGTERM)
+    assert clean.wait(60) == 0, platform_env.worker_log()

@@ -42,7 +42,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """Serve tasks until SIGTERM (finishing the matches in hand) or SIGINT."""
-    from celery.signals import worker_shutting_down
+    from celery.signals import worker_shutdown, worker_shutting_down
 
     from worker import broker, db, host
     from worker.app import QUEUE, configure
@@ -63,6 +63,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         worker_host = host.start_host(store, redis_url)
         host.install(worker_host)
         worker_shutting_down.connect(lambda **_: worker_host.stopping.set(), weak=False)
+        # app.worker_main drops the worker's exit code: the worker reports it as it stops
+        exit_codes: list[int | None] = []
+        worker_shutdown.connect(lambda sender, **_: exit_codes.append(sender.exitcode), weak=False)
         reaper = threading.Thread(target=_reap, args=(worker_host,), daemon=True)
         reaper.start()
         try:
@@ -85,8 +88,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
         finally:
             host.install(None)
             worker_host.close()
-    if worker_host.fatal is not None:  # for its supervisor (systemd, compose) to restart it
+    # for its supervisor (systemd, compose) to restart it
+    if worker_host.fatal is not None:
         raise Failed(f"{worker_host.fatal}; see the log above")
+    if any(exit_codes):  # Celery stopped on its own: an unrecoverable error, logged above
+        raise Failed(
+            f"the Celery worker stopped with an unrecoverable error (exit code "
+            f"{next(c for c in exit_codes if c)}); "
+            "see the log above"
+        )
     return 0
 
 
