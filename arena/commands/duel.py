@@ -84,7 +84,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_duel(args: argparse.Namespace) -> int:
-    from arena.commands.tournament import clock_rules
+    from arena.commands import clock_rules
     from arena.platform import platform
     from referee import settings
     from referee.engine import UnknownGameError
@@ -126,13 +126,15 @@ def _duel(
 ) -> int:
     import random
 
-    from arena.commands.tournament import resolve_bots
+    from arena.app.actors import local_actor
+    from arena.app.tournaments import resolve_bots
     from worker import tasks
     from worker.sprt import game_score
     from worker.store import ScheduledMatch
 
     store = running.store
-    a, b = resolve_bots(store, args.game, [args.a, args.b])
+    actor = local_actor(store)
+    a, b = resolve_bots(store, actor, args.game, [args.a, args.b])
     labels = store.labels([a, b])
     tournament_id = store.create_tournament(
         f"duel {labels[a]} vs {labels[b]}",
@@ -141,6 +143,7 @@ def _duel(
         format="duel",
         options={"options": options, "clock": clock, "seed": seed, "sprt": sprt.as_dict()},
         duplicate=args.duplicate,
+        created_by=actor.name,
     )
     print(
         f"duel (tournament {tournament_id}): {labels[a]} vs {labels[b]} in {args.game}; "

@@ -98,7 +98,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    from arena.commands.tournament import clock_rules
+    from arena.commands import clock_rules
     from referee.engine import UnknownGameError
     from referee.games import get_game
 

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from arena.app import tournaments
 from arena.app.actors import Actor, local_actor
-from arena.app.bots import check_entry
 from arena.cli import CommandError, Failed
 from arena.commands import (
     add_command,
     arena_command,
+    clock_rules,
     examples,
     game_argument,
     json_argument,
@@ -26,7 +26,6 @@ from arena.commands import (
 )
 from arena.commands.db import with_store
 from arena.commands.engine import game_options
-from arena.commands.engine import table_size as check_table_size
 from arena.commands.standings import (
     WIDE_ENOUGH,
     cmd_list,
@@ -35,7 +34,6 @@ from arena.commands.standings import (
     standings_of,
     standings_table,
 )
-from worker.store.bots import parse_label
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -241,52 +239,9 @@ def _run_arguments(p: argparse.ArgumentParser) -> None:
 def resolve_bots(
     store: Store, game: str, names: list[str], actor: Actor | None = None
 ) -> list[int]:
-    """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``, each
-    a bot that ``actor`` (default: who this command acts as) may enter and not retired."""
-    versions = []
-    for entry in names:
-        name, wanted = parse_label(entry)
-        bot = store.bot_by_name(name)
-        if bot is None:
-            raise CommandError(f"no bot named {name!r}; register it with `arena bot submit`")
-        if actor is None:
-            actor = local_actor(store)
-        check_entry(actor, bot)
-        of_game = [v.version for v in store.bot_versions(bot.id) if v.version.game == game]
-        if wanted is not None:
-            chosen = [v for v in of_game if v.version == wanted]
-            if not chosen:
-                raise CommandError(f"bot {name} has no version v{wanted} for {game}")
-        else:
-            chosen = of_game[-1:]
-            if not chosen:
-                raise CommandError(f"bot {name} has no version for {game}")
-        versions.append(chosen[0].id)
-    if len(set(versions)) != len(versions):
-        raise CommandError("a bot version is entered twice")
-    return versions
-
-
-def clock_rules(pairs: list[str]) -> dict[str, int]:
-    from referee.clock import ClockRules
-
-    clock: dict[str, int] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in ("decision_ms", "bank_ms", "strike_limit", "join_ms"):
-            raise CommandError(
-                f"--clock {pair!r}: give KEY=VALUE with KEY one of decision_ms, bank_ms, "
-                "strike_limit, join_ms"
-            )
-        try:
-            clock[key] = int(value)
-        except ValueError:
-            raise CommandError(f"--clock {pair!r}: {value!r} is not a whole number") from None
-    try:
-        ClockRules(**clock)
-    except (TypeError, ValueError) as exc:
-        raise CommandError(f"--clock: {exc}") from None
-    return clock
+    """Bot version ids for ``NAME`` or ``NAME@vN`` (arena.app.tournaments.resolve_bots),
+    as who this command acts as unless ``actor`` is given."""
+    return tournaments.resolve_bots(store, actor or local_actor(store), game, names)
 
 
 def create(
@@ -301,57 +256,26 @@ def create(
     clock: dict[str, int],
     name: str | None,
     seed: int | None,
-    format: str = "round-robin",
+    format: tournaments.Format = "round-robin",
     actor: Actor | None = None,
 ) -> tuple[int, int]:
-    """Schedule a round robin, or with ``format="gauntlet"`` the first bot against each of
-    the others, of bots ``actor`` may enter (default: who this command acts as); returns
-    (tournament id, matches queued)."""
-    from referee.engine import UnknownGameError
-    from referee.games import get_game
-    from worker.schedule import ScheduleError, gauntlet, round_robin
-    from worker.store import ScheduledMatch
-
-    try:
-        spec = get_game(game)
-    except UnknownGameError as exc:
-        raise CommandError(str(exc)) from None
-    spec.options(options)  # a bad option is named before anything is stored
-    versions = resolve_bots(store, game, bots, actor)
-    size = check_table_size(
-        game, table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
-    )
-    seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
-    try:
-        schedule = gauntlet if format == "gauntlet" else round_robin
-        pairings = schedule(len(versions), size, games, duplicate=duplicate, seed=seed)
-    except ScheduleError as exc:
-        raise CommandError(str(exc)) from None
-    settings = {
-        "options": options,
-        "clock": clock,
-        "games": games,
-        "table_size": size,
-        "seed": seed,
-    }
-    tournament_id = store.create_tournament(
-        name or f"{game} {format.replace('-', ' ')}",
-        game,
-        versions,
-        format=format,
-        options=settings,
+    """Schedule a tournament (arena.app.tournaments.create) as who this command acts as
+    unless ``actor`` is given; returns (tournament id, matches queued)."""
+    made = tournaments.create(
+        store,
+        actor or local_actor(store),
+        game=game,
+        bots=bots,
+        games=games,
+        table_size=table_size,
         duplicate=duplicate,
+        options=options,
+        clock=clock,
+        name=name,
+        seed=seed,
+        format=format,
     )
-    store.schedule_matches(
-        tournament_id,
-        game,
-        options,
-        [
-            ScheduledMatch(tuple(versions[i] for i in p.seats), p.seed, p.duplicate_set, p.rotation)
-            for p in pairings
-        ],
-    )
-    return tournament_id, len(pairings)
+    return made.tournament, made.matches
 
 
 def cmd_gauntlet(args: argparse.Namespace) -> int:
@@ -368,7 +292,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     return _create_command(args, bots, "round-robin")
 
 
-def _create_command(args: argparse.Namespace, bots: list[str], format: str) -> int:
+def _create_command(args: argparse.Namespace, bots: list[str], format: tournaments.Format) -> int:
     options = game_options(args.game, args.option)
     clock = clock_rules(args.clock)
 

@@ -31,6 +31,7 @@ class Tournament:
     state: str
     created_at: datetime
     entries: tuple[int, ...]
+    created_by: str | None = None  # its creator's user name (None: made before users)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +77,17 @@ class CompetitionStore(StoreBase):
         format: str = "round-robin",
         options: Mapping[str, Any] | None = None,
         duplicate: bool = False,
+        created_by: str | None = None,
     ) -> int:
-        """A tournament of ``game`` with its entered bot versions."""
+        """A tournament of ``game`` with its entered bot versions, made by the user
+        ``created_by``."""
 
         def op(conn: psycopg.Connection) -> int:
             with conn.transaction():
                 row = conn.execute(
-                    "INSERT INTO tournaments (name, game, format, options, duplicate)"
-                    " VALUES (%s, %s, %s, %s, %s) RETURNING id",
-                    (name, game, format, Jsonb(dict(options or {})), duplicate),
+                    "INSERT INTO tournaments (name, game, format, options, duplicate,"
+                    " created_by) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                    (name, game, format, Jsonb(dict(options or {})), duplicate, created_by),
                 ).fetchone()
                 assert row is not None
                 conn.cursor().executemany(
@@ -143,6 +146,7 @@ class CompetitionStore(StoreBase):
                 state=row["state"],
                 created_at=row["created_at"],
                 entries=tuple(int(v) for v in row["entries"]),
+                created_by=row["created_by"],
             )
 
         return self._run(op)

@@ -180,6 +180,23 @@ class UserStore(StoreBase):
         assert row is not None
         return User(*row)
 
+    def writes_since(self, user: str, kind: str, since: datetime) -> list[datetime]:
+        """When ``user`` made each of their writes of ``kind`` (``"submissions"``: bot
+        versions submitted, ``"tournaments"``: tournaments, gauntlets and duels created)
+        since ``since``, oldest first: what the API's rate limits count."""
+        table, who, when = {
+            "submissions": ("bot_versions", "submitted_by", "submitted_at"),
+            "tournaments": ("tournaments", "created_by", "created_at"),
+        }[kind]
+        rows = self._run(
+            lambda conn: conn.execute(
+                f"SELECT {when} FROM {table} WHERE {who} = %s AND {when} >= %s"  # noqa: S608
+                f" ORDER BY {when}",
+                (user, since),
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
+
     def user(self, name: str) -> User | None:
         """The user of that name, or None."""
         row = self._run(
