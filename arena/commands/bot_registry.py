@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.app import bots as app_bots
+from arena.app import reads
 from arena.app.actors import local_actor
 from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
 from arena.commands.db import with_store
-from worker.store import PLATFORM_USER, BotVersion, RatedVersion, SeatMatch, Store
+from worker.store import BotVersion, Store
 from worker.store.bots import bot_name_problem, is_bot_name
 
 MANIFEST_FILE = "arena-bot.toml"
@@ -238,20 +239,6 @@ def _rating_text(rating: float | None, games: int) -> str:
     return "unrated" if rating is None else f"{rating:.1f} ({games} games)"
 
 
-def _version_dict(version: BotVersion) -> dict[str, Any]:
-    return {
-        "version": version.version,
-        "label": version.label,
-        "content_hash": version.content_hash,
-        "game": version.game,
-        "command": list(version.manifest.get("command", [])),
-        "submitted_by": version.submitted_by,
-        "submitted_at": None
-        if version.submitted_at is None
-        else version.submitted_at.isoformat(timespec="seconds"),
-    }
-
-
 def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: str) -> BotVersion:
     """Store ``bot`` as a version of the bot ``name`` (made for ``owner`` if new) playing
     ``game``: the same content again is the same version. No one's permission is asked:
@@ -284,7 +271,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         )
         version, new = submitted.version, submitted.new
         if args.json:
-            print(json.dumps({**_version_dict(version), "new": new}))
+            print(json.dumps({**reads.version_dict(version), "new": new}))
         elif new:
             print(
                 f"stored {version.label} ({version.game}), sha256 "
@@ -321,140 +308,93 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every bot with its versions count, latest version, game and Elo."""
+    return with_store(
+        lambda store: print_bots(reads.bots(store, local_actor(store)), json_out=args.json)
+    )
 
-    def body(store: Store) -> int:
-        bots = store.list_bots()
-        if args.json:
-            data = [
-                {
-                    "name": b.bot.name,
-                    "owner": b.bot.owner,
-                    "house": b.bot.owner == PLATFORM_USER,
-                    "retired": b.bot.retired_at is not None,
-                    "versions": b.versions,
-                    "latest": b.latest.version,
-                    "game": b.latest.game,
-                    "elo": None if b.rating is None else round(b.rating, 1),
-                    "games": b.games,
-                }
-                for b in bots
-            ]
-            print(json.dumps(data))
-            return 0
-        if not bots:
-            print("no bots yet (arena bot submit PATH --game GAME)")
-            return 0
-        rows = [("bot", "versions", "latest", "game", "elo")] + [
+
+def print_bots(bots: list[dict[str, Any]], *, json_out: bool) -> int:
+    """Print the bots as :func:`arena.app.reads.bots` gives them."""
+    if json_out:
+        print(json.dumps(bots))
+        return 0
+    if not bots:
+        print("no bots yet (arena bot submit PATH --game GAME)")
+        return 0
+    print_table(
+        [("bot", "versions", "latest", "game", "elo")]
+        + [
             (
-                _shown(b.bot.name),
-                str(b.versions),
-                f"v{b.latest.version}",
-                b.latest.game,
-                _rating_text(b.rating, b.games),
+                _shown(b["name"]),
+                str(b["versions"]),
+                f"v{b['latest']}",
+                b["game"],
+                _rating_text(b["elo"], b["games"]),
             )
             for b in bots
         ]
-        print_table(rows)
-        return 0
-
-    return with_store(body)
-
-
-def _match_dict(m: SeatMatch) -> dict[str, Any]:
-    return {
-        "match": m.match_id,
-        "game": m.game,
-        "state": m.state,
-        "seat": m.seat,
-        "rank": m.rank,
-        "score": m.score,
-        "status": m.status,
-        "forfeit": m.forfeit,
-        "finished_at": None
-        if m.finished_at is None
-        else m.finished_at.isoformat(timespec="seconds"),
-    }
+    )
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print a bot's versions with their Elo, and its recent matches."""
+    return with_store(
+        lambda store: print_bot(reads.bot(store, local_actor(store), args.name), json_out=args.json)
+    )
 
-    def body(store: Store) -> int:
-        bot = store.bot_by_name(args.name)
-        if bot is None:
-            raise CommandError(f"no bot named {args.name!r} (see arena bot list)")
-        versions = store.bot_versions(bot.id)
-        matches = {
-            v.version.version: store.recent_matches(v.version.id, RECENT_MATCHES) for v in versions
-        }
-        if args.json:
-            data = {
-                "name": bot.name,
-                "owner": bot.owner,
-                "house": bot.owner == PLATFORM_USER,
-                "retired_at": None
-                if bot.retired_at is None
-                else bot.retired_at.isoformat(timespec="seconds"),
-                "versions": [
-                    {
-                        **_version_dict(v.version),
-                        "elo": None if v.rating is None else round(v.rating, 1),
-                        "games": v.games,
-                        "recent_matches": [_match_dict(m) for m in matches[v.version.version]],
-                    }
-                    for v in versions
-                ],
-            }
-            print(json.dumps(data))
-            return 0
-        marks = [f"owner {bot.owner}"]
-        if bot.owner == PLATFORM_USER:
-            marks.append("a house bot")
-        if bot.retired_at is not None:
-            marks.append(f"retired {bot.retired_at:%Y-%m-%d}")
-        print(f"{_shown(bot.name)} ({', '.join(marks)})")
-        print_table(
-            [("version", "sha256", "game", "submitted", "by", "elo")]
-            + [_version_row(v) for v in versions]
-        )
-        recent = sorted(
-            ((v, m) for v, ms in matches.items() for m in ms),
-            key=lambda vm: (-vm[1].match_id, vm[1].seat),
-        )[:RECENT_MATCHES]
-        if not recent:
-            print("no matches yet")
-            return 0
-        print("recent matches:")
-        print_table(
-            [("match", "version", "game", "state", "seat", "place", "score", "status")]
-            + [
-                (
-                    str(m.match_id),
-                    f"v{v}",
-                    m.game,
-                    m.state,
-                    str(m.seat),
-                    "" if m.rank is None else "forfeited" if m.forfeit else place(m.rank),
-                    "" if m.score is None else str(m.score),
-                    m.status or "",
-                )
-                for v, m in recent
-            ]
-        )
+
+def print_bot(bot: dict[str, Any], *, json_out: bool) -> int:
+    """Print a bot's page as :func:`arena.app.reads.bot` gives it."""
+    if json_out:
+        print(json.dumps(bot))
         return 0
+    marks = [f"owner {bot['owner']}"]
+    if bot["house"]:
+        marks.append("a house bot")
+    if bot["retired_at"] is not None:
+        marks.append(f"retired {bot['retired_at'][:10]}")
+    print(f"{_shown(bot['name'])} ({', '.join(marks)})")
+    print_table(
+        [("version", "sha256", "game", "submitted", "by", "elo")]
+        + [_version_row(v) for v in bot["versions"]]
+    )
+    recent = sorted(
+        ((v["version"], m) for v in bot["versions"] for m in v["recent_matches"]),
+        key=lambda vm: (-vm[1]["match"], vm[1]["seat"]),
+    )[:RECENT_MATCHES]
+    if not recent:
+        print("no matches yet")
+        return 0
+    print("recent matches:")
+    print_table(
+        [("match", "version", "game", "state", "seat", "place", "score", "status")]
+        + [
+            (
+                str(m["match"]),
+                f"v{v}",
+                m["game"],
+                m["state"],
+                str(m["seat"]),
+                "" if m["rank"] is None else "forfeited" if m["forfeit"] else place(m["rank"]),
+                "" if m["score"] is None else str(m["score"]),
+                m["status"] or "",
+            )
+            for v, m in recent
+        ]
+    )
+    return 0
 
-    return with_store(body)
 
-
-def _version_row(v: RatedVersion) -> tuple[str, ...]:
-    when = v.version.submitted_at
+def _version_row(v: dict[str, Any]) -> tuple[str, ...]:
+    when = v["submitted_at"]
     return (
-        f"v{v.version.version}",
-        v.version.content_hash[:HASH_SHOWN],
-        v.version.game,
-        "" if when is None else when.strftime("%Y-%m-%d %H:%M"),
-        v.version.submitted_by,
-        _rating_text(v.rating, v.games),
+        f"v{v['version']}",
+        v["content_hash"][:HASH_SHOWN],
+        v["game"],
+        "" if when is None else when[:16].replace("T", " "),
+        v["submitted_by"],
+        _rating_text(v["elo"], v["games"]),
     )
 
 

@@ -58,111 +58,44 @@ WIDE_ENOUGH = 120
 def standings_table(table: Standings, title: str = "", *, compact: bool = False) -> Any:
     """The standings as a rich table; ``compact`` for a narrow terminal (the first
     :data:`COMPACT` columns, no batch fit, no cross-table)."""
-    from rich.table import Table
-
-    t = Table(title=title or None)
-    for column in COLUMNS[:COMPACT] if compact else COLUMNS:
-        t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
-    labels = {line.version: line.label for line in table.lines}
-    short = {v: f"{i + 1}" for i, v in enumerate(labels)}
-    if not compact:
-        for version in labels:
-            t.add_column(short[version], justify="right")
-    for i, line in enumerate(table.lines):
-        batch = (
-            f"{line.batch.rating:.0f} [{line.batch.low:.0f}, {line.batch.high:.0f}]"
-            + (" settled" if line.batch.settled else "")
-            if line.batch
-            else "–"
-        )
-        beats_next = (
-            f"{line.batch.p_stronger_than_next:.2f}"
-            if line.batch and line.batch.p_stronger_than_next is not None
-            else "–"
-        )
-        cells = []
-        for other in labels:
-            if other == line.version:
-                cells.append("·")
-            else:
-                games = table.games[line.version][other]
-                points = table.cross[line.version][other]
-                cells.append(f"{points:g}/{games}" if games else "–")
-        row = (
-            str(i + 1),
-            line.label,
-            str(line.matches),
-            str(line.wins),
-            str(line.draws),
-            str(line.losses),
-            str(line.faults),
-            f"{line.points:g}",
-            "–" if line.elo is None else f"{line.elo:.0f}",
-            batch,
-            beats_next,
-            *cells,
-        )
-        t.add_row(*(row[:COMPACT] if compact else row))
-    return t
+    return rows_table(table.as_dict(), title, compact=compact)
 
 
 def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
     """Print the standings (and, with duplicate deals, the results over whole deals)."""
+    from arena.app import reads
+    from arena.app.actors import local_actor
 
+    return print_report(
+        reads.standings(store, local_actor(store), tournament_id), json_out=json_out
+    )
+
+
+def print_report(data: dict[str, Any], *, json_out: bool) -> int:
+    """Print a tournament's standings as :func:`arena.app.reads.standings` gives them."""
     from arena.commands.ladder import wide_console
 
-    tournament = store.tournament(tournament_id)
-    table = standings_of(store, tournament_id)
-    counts = store.tournament_progress(tournament_id)
-    duplicate = (
-        store.duplicate_standings(tournament_id=tournament_id) if tournament.duplicate else []
-    )
-    labels = store.labels(tournament.entries)
-    if counts["queued"] == 0 and counts["running"] == 0 and tournament.state == "running":
-        store.set_tournament_state(tournament_id, "done")
     if json_out:
-        print(
-            json.dumps(
-                {
-                    "tournament": tournament_id,
-                    "name": tournament.name,
-                    "game": tournament.game,
-                    "format": tournament.format,
-                    "duplicate": tournament.duplicate,
-                    "settings": tournament.options,
-                    "progress": counts,
-                    **table.as_dict(),
-                    "duplicate_sets": [
-                        {
-                            "bot": labels.get(int(d.player), str(d.player)),  # type: ignore[call-overload]
-                            "sets": d.sets,
-                            "set_points": d.set_points,
-                            "mean_score": d.mean_score,
-                        }
-                        for d in duplicate
-                    ],
-                },
-                indent=2,
-            )
-        )
+        print(json.dumps(data, indent=2))
         return 0
     console = wide_console()
-    kind = tournament.format.replace("-", " ")
-    if tournament.duplicate:
+    counts = data["progress"]
+    kind = data["format"].replace("-", " ")
+    if data["duplicate"]:
         kind += ", duplicate deals (each deal played once per seat rotation)"
+    held = f"; {data['held']} held back until their deals are played" if data["held"] else ""
     console.print(
-        standings_table(
-            table,
-            f"tournament {tournament_id}: {tournament.name} — {tournament.game}, {kind}; "
-            f"{counts['done']} done, {counts['failed']} failed",
+        rows_table(
+            data,
+            f"tournament {data['tournament']}: {data['name']} — {data['game']}, {kind}; "
+            f"{counts['done']} done, {counts['failed']} failed{held}",
         )
     )
-    if duplicate:
+    if data["duplicate_sets"]:
         console.print(
             "over whole deals (luck cancelled): "
             + ", ".join(
-                f"{labels.get(int(d.player), str(d.player))} {d.set_points:g} set points"  # type: ignore[call-overload]
-                for d in duplicate
+                f"{d['bot']} {d['set_points']:g} set points" for d in data["duplicate_sets"]
             )
         )
     console.print(
@@ -172,14 +105,64 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
         "'settled' when its place is 95% sure both ways; P>next: the probability it is "
         "stronger than the bot below; i/j: points/games against bot j"
     )
-    if counts["done"]:
-        first = store.list_matches(tournament_id=tournament_id, state="done", limit=1)
-        if first:
-            console.print(
-                f"look at a match: {arena_command()} match show {first[0].id}  ·  every "
-                f"match: {arena_command()} tournament standings {tournament_id} --json"
-            )
+    if data["first_match"] is not None:
+        console.print(
+            f"look at a match: {arena_command()} match show {data['first_match']}  ·  every "
+            f"match: {arena_command()} tournament standings {data['tournament']} --json"
+        )
     return 0
+
+
+def rows_table(data: dict[str, Any], title: str = "", *, compact: bool = False) -> Any:
+    """The standings of :func:`arena.app.reads.standings` (or ``Standings.as_dict``) as a
+    rich table; ``compact`` for a narrow terminal (the first :data:`COMPACT` columns, no
+    batch fit, no cross-table)."""
+    from rich.table import Table
+
+    t = Table(title=title or None)
+    for column in COLUMNS[:COMPACT] if compact else COLUMNS:
+        t.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
+    lines = data["standings"]
+    labels = [line["bot"] for line in lines]
+    if not compact:
+        for i in range(len(labels)):
+            t.add_column(str(i + 1), justify="right")
+    cross = data["cross_table"]
+    for i, line in enumerate(lines):
+        batch = (
+            f"{line['batch_rating']:.0f} [{line['batch_low']:.0f}, {line['batch_high']:.0f}]"
+            + (" settled" if line["settled"] else "")
+            if line["batch_rating"] is not None
+            else "–"
+        )
+        beats_next = (
+            "–" if line["p_stronger_than_next"] is None else f"{line['p_stronger_than_next']:.2f}"
+        )
+        cells = []
+        for other in labels:
+            if other == line["bot"]:
+                cells.append("·")
+            else:
+                pair = cross.get(line["bot"], {}).get(other)
+                cells.append(
+                    f"{pair['points']:g}/{pair['games']}" if pair and pair["games"] else "–"
+                )
+        row = (
+            str(i + 1),
+            line["bot"],
+            str(line["matches"]),
+            str(line["wins"]),
+            str(line["draws"]),
+            str(line["losses"]),
+            str(line["faults"]),
+            f"{line['points']:g}",
+            "–" if line["elo"] is None else f"{line['elo']:.0f}",
+            batch,
+            beats_next,
+            *cells,
+        )
+        t.add_row(*(row[:COMPACT] if compact else row))
+    return t
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
@@ -187,47 +170,42 @@ def cmd_standings(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        rows: list[dict[str, Any]] = []
-        for t in store.list_tournaments():
-            rows.append(
-                {
-                    "id": t.id,
-                    "name": t.name,
-                    "game": t.game,
-                    "state": t.state,
-                    "duplicate": t.duplicate,
-                    "bots": len(t.entries),
-                    "progress": store.tournament_progress(t.id),
-                }
-            )
-        if args.json:
-            print(json.dumps(rows, indent=2))
-            return 0
-        if not rows:
-            print("no tournaments yet: arena tournament create --game GAME --bots A,B")
-            return 0
-        from rich.console import Console
-        from rich.table import Table
+    from arena.app import reads
+    from arena.app.actors import local_actor
 
-        table = Table()
-        for column in ("id", "game", "state", "bots", "done", "failed", "name"):
-            table.add_column(column, justify="right" if column in ("id", "bots") else "left")
-        for r in rows:
-            p = r["progress"]
-            table.add_row(
-                str(r["id"]),
-                r["game"],
-                r["state"],
-                str(r["bots"]),
-                f"{p['done']}/{sum(p.values()) - p['cancelled']}",
-                str(p["failed"]),
-                r["name"],
-            )
-        Console().print(table)
+    return with_store(
+        lambda store: print_list(reads.tournaments(store, local_actor(store)), json_out=args.json)
+    )
+
+
+def print_list(rows: list[dict[str, Any]], *, json_out: bool) -> int:
+    """Print the tournaments as :func:`arena.app.reads.tournaments` gives them."""
+    if json_out:
+        print(json.dumps(rows, indent=2))
         return 0
+    if not rows:
+        print("no tournaments yet: arena tournament create --game GAME --bots A,B")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
 
-    return with_store(body)
+    table = Table()
+    for column in ("id", "game", "state", "bots", "done", "failed", "by", "name"):
+        table.add_column(column, justify="right" if column in ("id", "bots") else "left")
+    for r in rows:
+        p = r["progress"]
+        table.add_row(
+            str(r["id"]),
+            r["game"],
+            r["state"],
+            str(r["bots"]),
+            f"{p['done']}/{sum(p.values()) - p['cancelled']}",
+            str(p["failed"]),
+            r["created_by"] or "",
+            r["name"],
+        )
+    Console().print(table)
+    return 0
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:

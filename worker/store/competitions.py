@@ -151,11 +151,11 @@ class CompetitionStore(StoreBase):
 
         return self._run(op)
 
-    def list_tournaments(self, limit: int = 50) -> list[Tournament]:
-        """The newest tournaments."""
+    def list_tournaments(self, limit: int = 50, *, offset: int = 0) -> list[Tournament]:
+        """The newest tournaments, from the ``offset``-th newest on."""
         ids = self._run(
             lambda conn: conn.execute(
-                "SELECT id FROM tournaments ORDER BY id DESC LIMIT %s", (limit,)
+                "SELECT id FROM tournaments ORDER BY id DESC LIMIT %s OFFSET %s", (limit, offset)
             ).fetchall()
         )
         return [self.tournament(int(i)) for (i,) in ids]

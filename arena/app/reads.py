@@ -1,0 +1,208 @@
+"""What anyone may read (``docs/api.md``, "Who may do what"): bots, tournaments and their
+standings, as the JSON-ready values that ``arena … --json`` prints and the API answers,
+so that every front end says the same. Results of a duplicate deal whose set is still
+being played are left out for everyone (``docs/architecture.md``, decision 13)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from arena.app.actors import Action, Actor, require
+from arena.app.errors import NotFound
+from worker.store import PLATFORM_USER, BotVersion, SeatMatch, Store, StoreError, Tournament
+
+if TYPE_CHECKING:
+    from worker.ratings import BradleyTerryFit
+    from worker.standings import Standings
+
+#: The recent matches a bot's page lists per version.
+RECENT_MATCHES = 10
+
+
+def _when(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat(timespec="seconds")
+
+
+def version_dict(version: BotVersion) -> dict[str, Any]:
+    """A bot version as JSON-ready values."""
+    return {
+        "version": version.version,
+        "label": version.label,
+        "content_hash": version.content_hash,
+        "game": version.game,
+        "command": list(version.manifest.get("command", [])),
+        "submitted_by": version.submitted_by,
+        "submitted_at": _when(version.submitted_at),
+    }
+
+
+def bots(
+    store: Store, actor: Actor, *, limit: int | None = None, offset: int = 0
+) -> list[dict[str, Any]]:
+    """Every bot (by name), with its number of versions, its latest and that one's Elo."""
+    require(actor, Action.READ, what="list the bots")
+    listed = store.list_bots()
+    end = None if limit is None else offset + limit
+    return [
+        {
+            "name": b.bot.name,
+            "owner": b.bot.owner,
+            "house": b.bot.owner == PLATFORM_USER,
+            "retired": b.bot.retired_at is not None,
+            "versions": b.versions,
+            "latest": b.latest.version,
+            "game": b.latest.game,
+            "elo": None if b.rating is None else round(b.rating, 1),
+            "games": b.games,
+        }
+        for b in listed[offset:end]
+    ]
+
+
+def _seat_match(m: SeatMatch, held: set[int]) -> dict[str, Any]:
+    hidden = m.match_id in held  # its result tells what its sibling is still playing
+    return {
+        "match": m.match_id,
+        "game": m.game,
+        "state": "held" if hidden else m.state,
+        "seat": m.seat,
+        "rank": None if hidden else m.rank,
+        "score": None if hidden else m.score,
+        "status": None if hidden else m.status,
+        "forfeit": None if hidden else m.forfeit,
+        "finished_at": None if hidden else _when(m.finished_at),
+    }
+
+
+def bot(store: Store, actor: Actor, name: str) -> dict[str, Any]:
+    """A bot's public page: its owner, its versions with their Elo and recent matches."""
+    require(actor, Action.READ, what=f"read bot {name!r}")
+    found = store.bot_by_name(name)
+    if found is None:
+        raise NotFound(f"no bot named {name!r} (see arena bot list)")
+    versions = store.bot_versions(found.id)
+    recent = {v.version.id: store.recent_matches(v.version.id, RECENT_MATCHES) for v in versions}
+    held = store.held_matches([m.match_id for ms in recent.values() for m in ms])
+    return {
+        "name": found.name,
+        "owner": found.owner,
+        "house": found.owner == PLATFORM_USER,
+        "retired_at": _when(found.retired_at),
+        "versions": [
+            {
+                **version_dict(v.version),
+                "elo": None if v.rating is None else round(v.rating, 1),
+                "games": v.games,
+                "recent_matches": [_seat_match(m, held) for m in recent[v.version.id]],
+            }
+            for v in versions
+        ],
+    }
+
+
+def _tournament(store: Store, tournament_id: int) -> Tournament:
+    try:
+        return store.tournament(tournament_id)
+    except StoreError:
+        raise NotFound(f"no tournament {tournament_id} (see arena tournament list)") from None
+
+
+def tournaments(
+    store: Store, actor: Actor, *, limit: int = 50, offset: int = 0
+) -> list[dict[str, Any]]:
+    """The newest tournaments first, with their progress."""
+    require(actor, Action.READ, what="list the tournaments")
+    return [
+        {
+            "id": t.id,
+            "name": t.name,
+            "game": t.game,
+            "state": t.state,
+            "duplicate": t.duplicate,
+            "bots": len(t.entries),
+            "created_by": t.created_by,
+            "progress": store.tournament_progress(t.id),
+        }
+        for t in store.list_tournaments(limit, offset=offset)
+    ]
+
+
+def shown_standings(
+    store: Store, tournament: Tournament
+) -> tuple[Standings, BradleyTerryFit | None, int]:
+    """The tournament's standings and batch fit over the results that may be shown: a
+    duplicate set with a match still queued or running counts none of its results yet
+    (decision 13); and how many finished matches are left out for that. The same fit as
+    the store's (``Store.bradley_terry_fit``: one cluster per match, or per set)."""
+    from worker import ratings
+    from worker.standings import standings as tabulate
+
+    results = store.tournament_results(tournament.id)
+    held = store.held_matches([r.match_id for r in results if r.duplicate_set is not None])
+    shown = [r for r in results if r.match_id not in held]
+    tally = ratings.PairwiseTally()
+    for r in shown:
+        cluster = (
+            ("match", r.match_id)
+            if r.duplicate_set is None
+            else ("set", (tournament.id, r.duplicate_set))
+        )
+        tally.add_match(
+            [ratings.SeatResult(s.version, s.rank, s.forfeit) for s in r.seats], cluster
+        )
+    batch: list[Any] = []
+    fit = None
+    if shown:
+        try:
+            batch = ratings.bradley_terry(tally)
+            fit = ratings.fit_bradley_terry(tally)
+        except ratings.NoFiniteFit:
+            batch, fit = [], None
+    labels = store.labels(tournament.entries)
+    elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
+    return tabulate(tournament.entries, labels, shown, elo, batch), fit, len(held)
+
+
+def standings(store: Store, actor: Actor, tournament_id: int) -> dict[str, Any]:
+    """A tournament's settings, progress and standings (and, with duplicate deals, the
+    results over whole deals), as ``arena tournament standings --json`` prints them."""
+    require(actor, Action.READ, what=f"read tournament {tournament_id}")
+    tournament = _tournament(store, tournament_id)
+    table, _, held = shown_standings(store, tournament)
+    counts = store.tournament_progress(tournament_id)
+    duplicate = (
+        store.duplicate_standings(tournament_id=tournament_id)
+        if tournament.duplicate and not held
+        else []
+    )
+    labels = store.labels(tournament.entries)
+    if counts["queued"] == 0 and counts["running"] == 0 and tournament.state == "running":
+        store.set_tournament_state(tournament_id, "done")  # its last match finished
+    first = (
+        store.list_matches(tournament_id=tournament_id, state="done", limit=1)
+        if counts["done"]
+        else []
+    )
+    return {
+        "tournament": tournament_id,
+        "name": tournament.name,
+        "game": tournament.game,
+        "format": tournament.format,
+        "duplicate": tournament.duplicate,
+        "created_by": tournament.created_by,
+        "settings": tournament.options,
+        "progress": counts,
+        "held": held,
+        **table.as_dict(),
+        "duplicate_sets": [
+            {
+                "bot": labels.get(int(d.player), str(d.player)),  # type: ignore[call-overload]
+                "sets": d.sets,
+                "set_points": d.set_points,
+                "mean_score": d.mean_score,
+            }
+            for d in duplicate
+        ],
+        "first_match": first[0].id if first else None,
+    }
