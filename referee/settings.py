@@ -35,6 +35,9 @@ TOKEN = "ARENA_TOKEN"
 SESSION_KEY = "ARENA_SESSION_KEY"
 BOT_SEED = "ARENA_BOT_SEED"
 API_KEY = "ARENA_API_KEY"
+PLATFORM = "ARENA_PLATFORM"
+SUBMISSIONS_PER_HOUR = "ARENA_SUBMISSIONS_PER_HOUR"
+TOURNAMENTS_PER_HOUR = "ARENA_TOURNAMENTS_PER_HOUR"
 
 #: The name of the data folder under the user's data directory.
 APP_NAME = "rummy-arena"
@@ -46,6 +49,9 @@ DEFAULT_DRAIN_S = 60.0
 DEFAULT_STALL_S = 30.0
 DEFAULT_RETRY_S = 2.0
 DEFAULT_ELO_K = 24.0
+#: The writes a user (not an operator) may make per hour (docs/api.md, "Rate limits").
+DEFAULT_SUBMISSIONS_PER_HOUR = 60
+DEFAULT_TOURNAMENTS_PER_HOUR = 30
 #: The referee that `arena match` and `arena bot run` call when none is given (where
 #: `arena referee` listens by default).
 DEFAULT_REFEREE = "127.0.0.1:50051"
@@ -139,6 +145,22 @@ VARIABLES: tuple[Variable, ...] = (
         "the API key of the user `arena` acts as (`api.md`)",
     ),
     Variable(
+        PLATFORM,
+        "none: `arena` works on this machine's store",
+        "a platform's web address (`https://arena.example.org`): the user commands go "
+        'through its API with `ARENA_API_KEY` (`api.md`, "Remote use")',
+    ),
+    Variable(
+        SUBMISSIONS_PER_HOUR,
+        f"{DEFAULT_SUBMISSIONS_PER_HOUR}",
+        "bot versions a user (not an operator) may submit per hour",
+    ),
+    Variable(
+        TOURNAMENTS_PER_HOUR,
+        f"{DEFAULT_TOURNAMENTS_PER_HOUR}",
+        "tournaments and gauntlets a user (not an operator) may create per hour",
+    ),
+    Variable(
         TEST_DATABASE_URL,
         "the server on 127.0.0.1:5432 when it answers, else an embedded one",
         "tests only: a server where the tests may create and drop databases",
@@ -176,6 +198,9 @@ class Settings:
     session_key: str | None
     bot_seed: int | None
     api_key: str | None
+    platform: str | None
+    submissions_per_hour: int
+    tournaments_per_hour: int
 
 
 @functools.cache
@@ -221,6 +246,9 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         session_key=text(SESSION_KEY),
         bot_seed=_integer(env, BOT_SEED),
         api_key=text(API_KEY),
+        platform=text(PLATFORM),
+        submissions_per_hour=_count(env, SUBMISSIONS_PER_HOUR, DEFAULT_SUBMISSIONS_PER_HOUR),
+        tournaments_per_hour=_count(env, TOURNAMENTS_PER_HOUR, DEFAULT_TOURNAMENTS_PER_HOUR),
     )
 
 
@@ -245,3 +273,18 @@ def _integer(env: Mapping[str, str], name: str) -> int | None:
         return int(raw)
     except ValueError:
         raise SettingsError(f"{name}={raw!r}: it takes a whole number") from None
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise SettingsError(
+            f"{name}={raw!r}: it takes a whole number, 0 or more (default {default})"
+        )
+    return value

@@ -30,7 +30,7 @@ from arena.app.actors import (
     local_actor,
     local_user_name,
 )
-from arena.app.errors import Forbidden
+from arena.app.errors import Forbidden, Unauthorized
 from arena.cli import main
 from arena.commands.demo import register_examples
 from worker import db, ladder
@@ -226,7 +226,7 @@ def test_every_cell_of_the_rule(action: Action) -> None:
         with pytest.raises(Forbidden, match=r"^user ann may not do it: "):
             actors.require(ANN, action, whose="bob", what="do it")
     if not anyone:
-        with pytest.raises(Forbidden, match="needs an API key: without one you may only read"):
+        with pytest.raises(Unauthorized, match="needs an API key: without one you may only read"):
             actors.require(ANONYMOUS, action, whose="bob", what="do it")
 
 

@@ -202,15 +202,16 @@ def allowed(actor: Actor, action: Action, whose: str | None = None) -> bool:
 
 
 def require(actor: Actor, action: Action, *, whose: str | None = None, what: str) -> None:
-    """:class:`Forbidden` unless ``actor`` may do ``action`` to a thing of ``whose``;
+    """:class:`Forbidden` unless ``actor`` may do ``action`` to a thing of ``whose``
+    (:class:`Unauthorized` for anyone without a key);
     ``what`` says it for the refusal ("submit a version of bot 'x', which belongs to
     ann")."""
     if allowed(actor, action, whose):
         return
-    if actor.kind is ActorKind.ANONYMOUS:
-        raise Forbidden(
-            f"{what} needs an API key: without one you may only read (the command line "
-            f"takes it from {settings.API_KEY})"
+    if actor.kind is ActorKind.ANONYMOUS:  # who asks is unknown: a key would say
+        raise Unauthorized(
+            f"{what} needs an API key: without one you may only read (the API takes it "
+            f"as `Authorization: Bearer KEY`, the command line from {settings.API_KEY})"
         )
     raise Forbidden(f"{actor} may not {what}: {RULES[action].refusal}")
 

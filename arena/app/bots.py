@@ -5,13 +5,27 @@ is to seat (``docs/api.md``, "Who may do what")."""
 from __future__ import annotations
 
 import hashlib
+import io
+import tarfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
+from arena.app import limits
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Invalid, NotFound
 from worker.store import Bot, BotVersion, Store
 from worker.store.bots import bot_name_problem
+
+#: The most a submission holds (docs/bots.md): its files' sizes together, and its
+#: entries, files and folders.
+MAX_BYTES = 10 * 2**20
+MAX_ENTRIES = 1000
+#: The archive formats a version may be stored in.
+ARCHIVE_FORMATS = ("tar",)
+#: The most a command holds: its words, and the characters of each.
+MAX_COMMAND_WORDS = 32
+MAX_WORD = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +64,8 @@ def submit(
     problem = bot_name_problem(name)
     if problem is not None:
         raise Invalid(problem)
+    check_command(command)
+    check_archive(archive, archive_format)
     existing = store.bot_by_name(name)
     if existing is not None:
         require(
@@ -84,12 +100,55 @@ def submit(
                         f"{rated.version.game}; a version plays one game"
                     )
                 return Submitted(rated.version, new=False)
+    limits.check(store, actor, "submissions")  # the same content again is no new write
     bot_id = store.add_bot(name, owner)
     manifest = {"game": game, "command": list(command), "archive": archive_format}
     version = store.add_bot_version(bot_id, archive, manifest, submitter)
     if existing is not None and existing.retired_at is not None:
         store.set_retired(bot_id, False)
     return Submitted(version, new=True)
+
+
+def check_command(command: Sequence[str]) -> None:
+    """:class:`Invalid` unless ``command`` is a command a worker can start: 1 to
+    :data:`MAX_COMMAND_WORDS` words of printable text."""
+    if not 1 <= len(command) <= MAX_COMMAND_WORDS:
+        raise Invalid(f"command: 1 to {MAX_COMMAND_WORDS} words, not {len(command)}")
+    for word in command:
+        if not (isinstance(word, str) and 0 < len(word) <= MAX_WORD and word.isprintable()):
+            raise Invalid(
+                f"command: each word is 1–{MAX_WORD} printable characters, not {word!r:.60}"
+            )
+
+
+def check_archive(archive: bytes, archive_format: str = "tar") -> None:
+    """:class:`Invalid` unless ``archive`` is an archive a worker can unpack safely:
+    a tar of at most :data:`MAX_ENTRIES` plain files and folders, :data:`MAX_BYTES`
+    together, every path inside the folder (no links, devices, absolute or ``..``
+    paths)."""
+    if archive_format not in ARCHIVE_FORMATS:
+        raise Invalid(f"archive_format {archive_format!r}: one of {', '.join(ARCHIVE_FORMATS)}")
+    if len(archive) > MAX_BYTES + 512 * (MAX_ENTRIES + 2):
+        raise Invalid(f"archive: {len(archive):,} bytes is over the limit of {MAX_BYTES:,}")
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+            for count, member in enumerate(tar, start=1):
+                if count > MAX_ENTRIES:
+                    raise Invalid(f"archive: more than {MAX_ENTRIES} files and folders")
+                path = PurePosixPath(member.name)
+                if path.is_absolute() or ".." in path.parts or not member.name.strip("/."):
+                    raise Invalid(f"archive: {member.name!r:.80} is outside the bot's folder")
+                if not (member.isfile() or member.isdir()):
+                    raise Invalid(
+                        f"archive: {member.name!r:.80} is a link or a device; a bot holds "
+                        "plain files and folders"
+                    )
+                total += member.size
+                if total > MAX_BYTES:
+                    raise Invalid(f"archive: its files are over {MAX_BYTES:,} bytes together")
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise Invalid(f"archive: not a tar archive ({exc})") from None
 
 
 def retire(store: Store, actor: Actor, name: str) -> Retired:

@@ -1,5 +1,5 @@
 """What the application layer refuses, as exceptions each front end renders its own way:
-the command line as one line and exit 2, the API (to come) as 401, 403, 404 or 400."""
+the command line as one line and exit 2, the API as 401, 403, 404, 400 or 429."""
 
 from __future__ import annotations
 
@@ -22,3 +22,12 @@ class NotFound(AppError):
 
 class Invalid(AppError):
     """The request cannot be done as asked (a name taken, a version for another game)."""
+
+
+class RateLimited(AppError):
+    """The actor has made as many writes of a kind this hour as the platform allows; they
+    may try again in ``retry_after_s`` seconds."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from arena.app import limits
 from arena.app.actors import Actor
 from arena.app.bots import check_entry
 from arena.app.errors import Invalid, NotFound
@@ -17,7 +18,7 @@ from referee.engine import EngineError
 from referee.games import get_game
 from worker.schedule import MAX_MATCHES, ScheduleError, gauntlet, round_robin, tables_count
 from worker.store import ScheduledMatch, Store
-from worker.store.bots import parse_label
+from worker.store.bots import is_bot_name, parse_label
 
 #: How a tournament pairs its bots: everyone against everyone, or the first bot against
 #: each of the others.
@@ -56,7 +57,7 @@ def check_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
     wrong and where the game's options are listed."""
     try:
         get_game(game).options(dict(options))
-    except EngineError as exc:
+    except (EngineError, TypeError, ValueError) as exc:
         raise Invalid(f"{exc} (see docs/rules/{game}.md)" if _known(game) else str(exc)) from None
     return dict(options)
 
@@ -83,7 +84,7 @@ def resolve_bots(store: Store, actor: Actor, game: str, names: Sequence[str]) ->
     versions = []
     for entry in names:
         name, wanted = parse_label(entry)
-        bot = store.bot_by_name(name)
+        bot = store.bot_by_name(name) if is_bot_name(name) else None
         if bot is None:
             raise NotFound(f"no bot named {name!r}; register it with `arena bot submit`")
         check_entry(actor, bot)
@@ -135,6 +136,7 @@ def create(
     size = check_table_size(
         game, table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
     )
+    limits.check(store, actor, "tournaments")
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     if not 0 <= seed < 1 << 63:
         raise Invalid(f"seed: a whole number 0 ≤ seed < 2**63, not {seed}")

@@ -32,11 +32,10 @@ MANIFEST_FILE = "arena-bot.toml"
 ARCHIVE_FORMAT = "tar"
 # Left out of a folder's archive: what running the bot or a checkout leaves behind.
 SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff_cache"})
-#: The most a submission holds (docs/bots.md): its files' sizes together, and its
-#: entries, files and folders (the skipped ones left out). Both are checked from the file
-#: system before a file is read.
-MAX_BYTES = 10 * 2**20
-MAX_ENTRIES = 1000
+#: The most a submission holds (arena.app.bots): checked here from the file system
+#: before a file is read (the skipped ones left out), and by the application layer again.
+MAX_BYTES = app_bots.MAX_BYTES
+MAX_ENTRIES = app_bots.MAX_ENTRIES
 HASH_SHOWN = 12
 RECENT_MATCHES = 10
 

@@ -95,15 +95,15 @@ def listen(host: str, port: int) -> socket.socket:
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from arena.site import create_site
     from arena.web import serving
-    from arena.web.app import create_app
     from worker import db
 
     listener = listen(args.host, args.port)
     with listener, store_errors(), db.database_url() as url, Store.open(url) as store:
         port = listener.getsockname()[1]
         # serving.config: an address too long to read answers 414, not a reset connection
-        config = serving.config(create_app(store), host=args.host, port=port, log_level="warning")
+        config = serving.config(create_site(store), host=args.host, port=port, log_level="warning")
         print(f"arena web: open http://{args.host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
         uvicorn.Server(config).run(sockets=[listener])
     return 0

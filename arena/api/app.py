@@ -1,0 +1,369 @@
+"""The API's routes (``docs/api.md``): FastAPI over the application layer. Each route
+finds the actor (:func:`actor_of`: no key is anyone, a bad key is 401), calls one
+operation of :mod:`arena.app` and returns its values; a refusal of the application layer
+becomes a JSON error with a stable code (:data:`ERRORS`). The store is synchronous, so
+the routes are plain functions, which FastAPI runs in its thread pool."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import psycopg
+from fastapi import Body, Depends, FastAPI, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+
+from arena.app import bots as app_bots
+from arena.app import reads, tournaments, users
+from arena.app.actors import ANONYMOUS, Actor, authenticate
+from arena.app.errors import AppError, Forbidden, Invalid, NotFound, RateLimited, Unauthorized
+from worker.store import ApiKey, Store, StoreError
+from worker.store.bots import is_bot_name
+
+#: The API's version, and where it is served.
+VERSION = "1"
+PREFIX = "/api/v1"
+#: The largest id a path may name (ids are Postgres bigints).
+MAX_ID = 2**63 - 1
+#: Lists answer at most this many items a page.
+MAX_LIMIT = 200
+
+#: Each refusal of the application layer: its HTTP status and its stable code.
+ERRORS: dict[type[AppError], tuple[int, str]] = {
+    Unauthorized: (401, "unauthorized"),
+    Forbidden: (403, "forbidden"),
+    NotFound: (404, "not_found"),
+    Invalid: (400, "invalid"),
+    RateLimited: (429, "rate_limited"),
+}
+
+
+class ErrorBody(BaseModel):
+    """What was refused: a stable ``code``, a ``message`` that says what to do, and the
+    request's ``field`` that was wrong, when one was."""
+
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorReply(BaseModel):
+    error: ErrorBody
+
+
+def error_response(
+    status: int, code: str, message: str, field: str | None = None, **headers: str
+) -> JSONResponse:
+    body = ErrorReply(error=ErrorBody(code=code, message=message, field=field))
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers or None)
+
+
+# -- who asks --------------------------------------------------------------------------------
+
+_bearer = HTTPBearer(auto_error=False, description="an API key: `Authorization: Bearer KEY`")
+
+
+def actor_of(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Actor:
+    """Who asks: no key is anyone; a key that is no bearer key, or names nobody, is 401."""
+    if credentials is None:
+        if request.headers.get("authorization"):
+            raise Unauthorized(
+                "the Authorization header is not a bearer key: send `Authorization: "
+                "Bearer KEY` with a key that `arena user key new` printed"
+            )
+        return ANONYMOUS
+    store: Store = request.app.state.store
+    return authenticate(store, credentials.credentials, source="the bearer key")
+
+
+#: A route's actor (module-level: FastAPI reads the routes' annotations from here).
+Who = Annotated[Actor, Depends(actor_of)]
+
+
+# -- what is sent ----------------------------------------------------------------------------
+
+Name = Annotated[str, Path(min_length=1, max_length=200, description="a bot's name")]
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="items per page")]
+Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="items skipped")]
+
+
+class Page(BaseModel):
+    """One page of a list: its items, and the offset of the next page (None at the end)."""
+
+    items: list[dict[str, Any]]
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+def _page(rows: list[dict[str, Any]], limit: int, offset: int) -> Page:
+    """A page from ``rows`` fetched with one item more than ``limit``."""
+    more = len(rows) > limit
+    return Page(
+        items=rows[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None
+    )
+
+
+class Submission(BaseModel):
+    """A bot version: its game, the command that starts it from the unpacked archive,
+    and the archive (base64 of a tar, as `arena bot submit` builds it)."""
+
+    game: str = Field(min_length=1, max_length=64)
+    command: list[Annotated[str, Field(min_length=1, max_length=app_bots.MAX_WORD)]] = Field(
+        min_length=1, max_length=app_bots.MAX_COMMAND_WORDS
+    )
+    archive: str = Field(
+        description="base64 of the archive", max_length=(app_bots.MAX_BYTES * 4) // 3 + 2**20
+    )
+    archive_format: Literal["tar"] = "tar"
+    owner: str | None = Field(
+        None, max_length=40, description="for an operator: the owner of a new bot"
+    )
+
+
+class NewTournament(BaseModel):
+    """A round robin or gauntlet: the bots (``NAME`` or ``NAME@vN``) and how they play."""
+
+    game: str = Field(min_length=1, max_length=64)
+    bots: list[Annotated[str, Field(min_length=1, max_length=210)]] = Field(
+        min_length=2, max_length=64
+    )
+    games: int = Field(1, ge=1, le=10_000, description="matches per table")
+    format: tournaments.Format = "round-robin"
+    duplicate: bool = False
+    table_size: int | None = Field(None, ge=2, le=16)
+    options: dict[str, bool | int | str] = Field(default_factory=dict)
+    clock: dict[str, int] = Field(default_factory=dict)
+    name: str | None = Field(None, min_length=1, max_length=200)
+    seed: int | None = Field(None, ge=0, le=MAX_ID)
+
+
+class NewUser(BaseModel):
+    name: str = Field(min_length=1, max_length=40)
+    operator: bool = False
+
+
+class KeyRequest(BaseModel):
+    user: str | None = Field(None, min_length=1, max_length=40, description="default: yourself")
+
+
+# -- the app ---------------------------------------------------------------------------------
+
+
+def create_api(store: Store) -> FastAPI:
+    """The API over ``store``, to be mounted at :data:`PREFIX`."""
+    api = FastAPI(
+        title="Rummy Arena",
+        version=VERSION,
+        description="Bots, tournaments and standings of a Rummy Arena platform (docs/api.md).",
+        servers=[{"url": PREFIX}],
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+        responses={
+            400: {
+                "model": ErrorReply,
+                "description": "the request is not valid: `field` says where",
+            },
+            401: {"model": ErrorReply, "description": "the key is malformed, unknown or revoked"},
+            403: {"model": ErrorReply, "description": "the key's user may not do this"},
+            404: {"model": ErrorReply, "description": "no such thing"},
+            429: {"model": ErrorReply, "description": "too many writes this hour; see Retry-After"},
+            503: {"model": ErrorReply, "description": "the platform's database is unreachable"},
+        },
+    )
+    api.state.store = store
+
+    @api.exception_handler(AppError)
+    def refused(request: Request, exc: AppError) -> JSONResponse:
+        status, code = next((v for k, v in ERRORS.items() if isinstance(exc, k)), (400, "invalid"))
+        headers: dict[str, str] = {}
+        if isinstance(exc, Unauthorized):
+            headers["WWW-Authenticate"] = "Bearer"
+        if isinstance(exc, RateLimited):
+            headers["Retry-After"] = str(exc.retry_after_s)
+        return error_response(status, code, str(exc), **headers)
+
+    @api.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = [
+            str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")
+        ]
+        field = ".".join(where) or None
+        message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+        return error_response(400, "invalid", message, field)
+
+    @api.exception_handler(HTTPException)
+    def httperror_response(request: Request, exc: HTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    @api.exception_handler(psycopg.DataError)
+    def unstorable(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(400, "invalid", f"a value of the request cannot be stored: {exc}")
+
+    @api.exception_handler(psycopg.OperationalError)
+    @api.exception_handler(StoreError)
+    def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(
+            503,
+            "unavailable",
+            f"the platform's database cannot be reached ({exc}); try again later",
+        )
+
+    # -- who am I ---------------------------------------------------------------------------
+
+    @api.get("/me", summary="Who the key is")
+    def me(actor: Who) -> dict[str, Any]:
+        return {"kind": actor.kind.value, "name": actor.name}
+
+    # -- bots ---------------------------------------------------------------------------------
+
+    @api.get("/bots", summary="Every bot", response_model=Page)
+    def list_bots(actor: Who, limit: Limit = 50, offset: Offset = 0) -> Page:
+        return _page(reads.bots(store, actor, limit=limit + 1, offset=offset), limit, offset)
+
+    @api.get("/bots/{name}", summary="A bot's page")
+    def show_bot(name: Name, actor: Who) -> dict[str, Any]:
+        if not is_bot_name(name):
+            raise NotFound(f"no bot named {name!r} (see GET {PREFIX}/bots)")
+        return reads.bot(store, actor, name)
+
+    @api.post(
+        "/bots/{name}/versions",
+        summary="Submit a version of a bot (a new name becomes yours)",
+        status_code=201,
+        responses={200: {"description": "the same content is that version: nothing stored"}},
+    )
+    def submit(
+        name: Name, submission: Annotated[Submission, Body()], actor: Who, response: Response
+    ) -> dict[str, Any]:
+        try:
+            archive = base64.b64decode(submission.archive, validate=True)
+        except (binascii.Error, ValueError):
+            raise Invalid("archive: not base64") from None
+        done = app_bots.submit(
+            store,
+            actor,
+            name=name,
+            game=submission.game,
+            archive=archive,
+            command=submission.command,
+            archive_format=submission.archive_format,
+            owner=submission.owner,
+        )
+        if not done.new:
+            response.status_code = 200
+        return {**reads.version_dict(done.version), "new": done.new}
+
+    @api.post("/bots/{name}/retire", summary="Retire a bot: it gets no new matches")
+    def retire(name: Name, actor: Who) -> dict[str, Any]:
+        if not is_bot_name(name):
+            raise NotFound(f"no bot named {name!r} (see GET {PREFIX}/bots)")
+        done = app_bots.retire(store, actor, name)
+        when = done.bot.retired_at
+        return {
+            "name": done.bot.name,
+            "retired_at": None if when is None else when.isoformat(timespec="seconds"),
+            "already": done.already,
+        }
+
+    # -- tournaments --------------------------------------------------------------------------
+
+    @api.get("/tournaments", summary="The newest tournaments", response_model=Page)
+    def list_tournaments(actor: Who, limit: Limit = 50, offset: Offset = 0) -> Page:
+        return _page(reads.tournaments(store, actor, limit=limit + 1, offset=offset), limit, offset)
+
+    @api.post("/tournaments", summary="Create a tournament or gauntlet", status_code=201)
+    def create_tournament(request: Annotated[NewTournament, Body()], actor: Who) -> dict[str, Any]:
+        made = tournaments.create(
+            store,
+            actor,
+            game=request.game,
+            bots=request.bots,
+            games=request.games,
+            table_size=request.table_size,
+            duplicate=request.duplicate,
+            options=request.options,
+            clock=request.clock,
+            name=request.name,
+            seed=request.seed,
+            format=request.format,
+        )
+        return {"tournament": made.tournament, "matches": made.matches, "game": made.game}
+
+    @api.get(
+        "/tournaments/{tournament_id}", summary="A tournament's settings, progress and standings"
+    )
+    def standings(tournament_id: Id, actor: Who) -> dict[str, Any]:
+        return reads.standings(store, actor, tournament_id)
+
+    # -- users and keys -----------------------------------------------------------------------
+
+    @api.get("/users", summary="Every user (operators)")
+    def list_users(actor: Who) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": u.user.name,
+                "operator": u.user.operator,
+                "created_at": u.user.created_at.isoformat(timespec="seconds"),
+                "keys": u.keys,
+                "bots": u.bots,
+            }
+            for u in users.list_users(store, actor)
+        ]
+
+    @api.post("/users", summary="Make a user and their first key (operators)", status_code=201)
+    def create_user(request: Annotated[NewUser, Body()], actor: Who) -> dict[str, Any]:
+        made = users.create_user(store, actor, request.name, operator=request.operator)
+        return {
+            "user": request.name,
+            "operator": request.operator,
+            "key": made.text,
+            "prefix": made.key.prefix,
+        }
+
+    @api.get("/keys", summary="A user's keys, by prefix")
+    def list_keys(
+        actor: Who, user: Annotated[str | None, Query(max_length=40)] = None
+    ) -> list[dict[str, Any]]:
+        return [_key_dict(k) for k in users.list_keys(store, actor, user)]
+
+    @api.post("/keys", summary="A new key (shown once)", status_code=201)
+    def new_key(request: Annotated[KeyRequest, Body()], actor: Who) -> dict[str, Any]:
+        made = users.new_key(store, actor, request.user)
+        return {**_key_dict(made.key), "key": made.text}
+
+    @api.delete("/keys/{prefix}", summary="Revoke a key")
+    def revoke_key(
+        prefix: Annotated[str, Path(pattern="^[0-9a-f]{12}$", description="the key's prefix")],
+        actor: Who,
+    ) -> dict[str, Any]:
+        done = users.revoke_key(store, actor, prefix)
+        return {**_key_dict(done.key), "already": done.already}
+
+    return api
+
+
+def _key_dict(key: ApiKey) -> dict[str, Any]:
+    def when(at: datetime | None) -> str | None:
+        return None if at is None else at.isoformat(timespec="seconds")
+
+    return {
+        "prefix": key.prefix,
+        "user": key.user,
+        "created_at": when(key.created_at),
+        "last_used_at": when(key.last_used_at),
+        "revoked_at": when(key.revoked_at),
+    }

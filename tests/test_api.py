@@ -1,0 +1,282 @@
+"""The HTTP API (docs/api.md): every cell of who may do what through ``/api/v1`` — allowed
+does it, refused gets 401 (no key, a bad key) or 403 (a key that may not) as JSON with a
+stable code, and changes nothing; errors name the field; lists are paged; writes are
+rate-limited per user with 429 and Retry-After; the OpenAPI description is served."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.app.limits import WINDOW
+from arena.commands.bot_registry import package
+from arena.site import create_site
+from worker.store import PLATFORM_USER, Store
+
+pytest_plugins = ["tests.store_fixtures"]
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "bots" / "examples"
+GAME = "hollywood-gin"
+API = "/api/v1"
+
+
+@pytest.fixture
+def api(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    """The site over an emptied store (users and keys too, but the platform's user)."""
+    with store.pool.connection() as conn:
+        conn.execute("DELETE FROM users WHERE name <> %s", (PLATFORM_USER,))
+    for name in ("ARENA_SUBMISSIONS_PER_HOUR", "ARENA_TOURNAMENTS_PER_HOUR"):
+        monkeypatch.delenv(name, raising=False)
+    with TestClient(create_site(store)) as client:
+        yield client
+
+
+def user(store: Store, name: str, operator: bool = False) -> dict[str, str]:
+    """The headers of a new user's key."""
+    store.create_user(name, operator=operator)
+    return {"authorization": f"Bearer {store.create_key(name).text}"}
+
+
+def submission(file: str = "random_bot.py") -> dict[str, Any]:
+    bot = package(EXAMPLES / file)
+    return {"game": GAME, "command": bot.command, "archive": base64.b64encode(bot.archive).decode()}
+
+
+def refused(reply: Any, status: int, code: str, *words: str) -> dict[str, Any]:
+    assert reply.status_code == status, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == code
+    for word in words:
+        assert word in error["message"], error["message"]
+    return dict(error)
+
+
+def versions(store: Store, name: str) -> list[str]:
+    bot = store.bot_by_name(name)
+    return [] if bot is None else [v.version.label for v in store.bot_versions(bot.id)]
+
+
+def test_anyone_reads_without_a_key_and_may_not_write(api: TestClient, store: Store) -> None:
+    ann = user(store, "ann")
+    assert api.post(f"{API}/bots/anns/versions", json=submission(), headers=ann).status_code == 201
+    assert api.get(f"{API}/me").json() == {"kind": "anonymous", "name": None}
+    assert [b["name"] for b in api.get(f"{API}/bots").json()["items"]] == ["anns"]
+    assert api.get(f"{API}/bots/anns").json()["owner"] == "ann"
+    assert api.get(f"{API}/tournaments").json()["items"] == []
+    reply = api.post(f"{API}/bots/mine/versions", json=submission())
+    refused(reply, 401, "unauthorized", "needs an API key", "Authorization: Bearer KEY")
+    assert reply.headers["www-authenticate"] == "Bearer"
+    refused(api.post(f"{API}/bots/anns/retire"), 401, "unauthorized")
+    body = {"game": GAME, "bots": ["anns", "anns"]}
+    refused(api.post(f"{API}/tournaments", json=body), 401, "unauthorized")
+    refused(api.get(f"{API}/users"), 401, "unauthorized")
+    refused(api.post(f"{API}/keys", json={}), 401, "unauthorized")
+    assert store.bot_by_name("mine") is None and versions(store, "anns") == ["anns@v1"]
+    anns = store.bot_by_name("anns")
+    assert anns is not None and anns.retired_at is None
+
+
+def test_a_bad_key_is_refused_with_401_and_says_what_to_do(api: TestClient, store: Store) -> None:
+    ann = user(store, "ann")
+    prefix = ann["authorization"].split()[1].partition(".")[0]
+    wrong = {"authorization": f"Bearer {prefix}.{'x' * 43}"}
+    refused(api.get(f"{API}/me", headers=wrong), 401, "unauthorized", "no key of this platform")
+    malformed = {"authorization": "Bearer nonsense"}
+    refused(api.get(f"{API}/me", headers=malformed), 401, "unauthorized", "PREFIX.SECRET")
+    basic = {"authorization": "Basic YTpi"}
+    refused(api.get(f"{API}/me", headers=basic), 401, "unauthorized", "not a bearer key")
+    store.revoke_key(prefix)
+    refused(api.get(f"{API}/me", headers=ann), 401, "unauthorized", "was revoked")
+
+
+def test_an_owner_submits_and_retires_their_own_bots_only(api: TestClient, store: Store) -> None:
+    ann, bob = user(store, "ann"), user(store, "bob")
+    assert api.get(f"{API}/me", headers=ann).json() == {"kind": "owner", "name": "ann"}
+    made = api.post(f"{API}/bots/bobs/versions", json=submission(), headers=bob)
+    assert made.status_code == 201 and made.json()["label"] == "bobs@v1" and made.json()["new"]
+    again = api.post(f"{API}/bots/bobs/versions", json=submission(), headers=bob)
+    assert again.status_code == 200 and again.json()["new"] is False  # the same version
+    reply = api.post(f"{API}/bots/bobs/versions", json=submission("minimal_bot.py"), headers=ann)
+    refused(reply, 403, "forbidden", "user ann may not submit a version of bot 'bobs'")
+    refused(api.post(f"{API}/bots/bobs/retire", headers=ann), 403, "forbidden", "retire bot 'bobs'")
+    owner = {**submission(), "owner": "bob"}
+    refused(
+        api.post(f"{API}/bots/x/versions", json=owner, headers=ann), 403, "forbidden", "for bob"
+    )
+    assert versions(store, "bobs") == ["bobs@v1"] and store.bot_by_name("x") is None
+    bobs = store.bot_by_name("bobs")
+    assert bobs is not None and bobs.retired_at is None
+    retired = api.post(f"{API}/bots/bobs/retire", headers=bob).json()
+    assert retired["name"] == "bobs" and retired["already"] is False
+    # an operator submits a version of anyone's bot, which stays theirs
+    ops = user(store, "ops", operator=True)
+    reply = api.post(f"{API}/bots/bobs/versions", json=submission("minimal_bot.py"), headers=ops)
+    assert reply.status_code == 201 and reply.json()["submitted_by"] == "ops"
+    bobs = store.bot_by_name("bobs")
+    assert bobs is not None and bobs.owner == "bob"
+
+
+def test_tournaments_take_an_owners_own_bots_and_the_house_bots(
+    api: TestClient, store: Store
+) -> None:
+    ann, bob = user(store, "ann"), user(store, "bob")
+    ops = user(store, "ops", operator=True)
+    api.post(f"{API}/bots/anns/versions", json=submission(), headers=ann)
+    api.post(f"{API}/bots/bobs/versions", json=submission(), headers=bob)
+    house = {**submission("minimal_bot.py"), "owner": PLATFORM_USER}
+    assert api.post(f"{API}/bots/house/versions", json=house, headers=ops).status_code == 201
+    body = {"game": GAME, "bots": ["anns", "bobs"], "options": {"max_hands": 1}}
+    reply = api.post(f"{API}/tournaments", json=body, headers=ann)
+    refused(reply, 403, "forbidden", "may not enter bot 'bobs', which belongs to bob", "house bots")
+    assert store.list_tournaments() == []
+    made = api.post(f"{API}/tournaments", json={**body, "bots": ["anns", "house"]}, headers=ann)
+    assert made.status_code == 201, made.text
+    tournament = made.json()["tournament"]
+    shown = api.get(f"{API}/tournaments/{tournament}").json()
+    assert shown["created_by"] == "ann" and shown["progress"]["queued"] == made.json()["matches"]
+    assert {line["bot"] for line in shown["standings"]} == {"anns@v1", "house@v1"}
+    everyone = api.post(
+        f"{API}/tournaments", json={**body, "bots": ["anns", "bobs", "house"]}, headers=ops
+    )
+    assert everyone.status_code == 201  # an operator enters anyone's
+
+
+def test_users_are_an_operators_and_keys_their_users_own(api: TestClient, store: Store) -> None:
+    ann, bob = user(store, "ann"), user(store, "bob")
+    ops = user(store, "ops", operator=True)
+    refused(
+        api.post(f"{API}/users", json={"name": "eve"}, headers=ann),
+        403,
+        "forbidden",
+        "make user 'eve'",
+    )
+    refused(api.get(f"{API}/users", headers=ann), 403, "forbidden", "list the users")
+    assert store.user("eve") is None
+    made = api.post(f"{API}/users", json={"name": "eve"}, headers=ops)
+    assert made.status_code == 201
+    eve = {"authorization": f"Bearer {made.json()['key']}"}
+    assert api.get(f"{API}/me", headers=eve).json() == {"kind": "owner", "name": "eve"}
+    assert {u["name"] for u in api.get(f"{API}/users", headers=ops).json()} == {
+        "ann", "bob", "eve", "ops", PLATFORM_USER,
+    }  # fmt: skip
+    bob_prefix = bob["authorization"].split()[1].partition(".")[0]
+    refused(api.get(f"{API}/keys?user=bob", headers=ann), 403, "forbidden", "the keys of bob")
+    refused(api.post(f"{API}/keys", json={"user": "bob"}, headers=ann), 403, "forbidden")
+    refused(api.delete(f"{API}/keys/{bob_prefix}", headers=ann), 403, "forbidden")
+    assert store.keys("bob")[0].revoked_at is None and len(store.keys("bob")) == 1
+    second = api.post(f"{API}/keys", json={}, headers=ann).json()
+    assert second["user"] == "ann" and "." in second["key"]
+    assert len(api.get(f"{API}/keys", headers=ann).json()) == 2
+    revoked = api.delete(f"{API}/keys/{bob_prefix}", headers=ops).json()
+    assert revoked["revoked_at"] is not None and revoked["already"] is False
+    refused(api.get(f"{API}/me", headers=bob), 401, "unauthorized", "was revoked")
+
+
+def test_errors_name_the_field_and_nothing_is_stored(api: TestClient, store: Store) -> None:
+    ann = user(store, "ann")
+    api.post(f"{API}/bots/anns/versions", json=submission(), headers=ann)
+    body = {"game": GAME, "bots": ["anns", "random-hollywood-gin"]}
+    error = refused(
+        api.post(f"{API}/tournaments", json={**body, "games": 0}, headers=ann), 400, "invalid"
+    )
+    assert error["field"] == "games" and error["message"].startswith("games: ")
+    error = refused(
+        api.post(f"{API}/tournaments", json={**body, "game": "chess"}, headers=ann), 400, "invalid"
+    )
+    assert "chess" in error["message"]
+    reply = api.post(f"{API}/tournaments", json={**body, "clock": {"speed": 3}}, headers=ann)
+    refused(reply, 400, "invalid", "unknown setting 'speed'")
+    reply = api.post(f"{API}/tournaments", json={**body, "bots": ["anns", "nobody"]}, headers=ann)
+    refused(reply, 404, "not_found", "no bot named 'nobody'")
+    bad = {**submission(), "archive": "not base64!"}
+    refused(api.post(f"{API}/bots/x/versions", json=bad, headers=ann), 400, "invalid", "archive")
+    junk = {**submission(), "archive": base64.b64encode(b"no tar at all").decode()}
+    refused(api.post(f"{API}/bots/x/versions", json=junk, headers=ann), 400, "invalid", "not a tar")
+    error = refused(
+        api.post(f"{API}/bots/x/versions", json={"game": GAME}, headers=ann), 400, "invalid"
+    )
+    assert error["field"] == "command"
+    refused(api.get(f"{API}/bots/nobody"), 404, "not_found", "no bot named 'nobody'")
+    refused(api.get(f"{API}/bots/a%00b"), 400, "invalid")
+    refused(api.get(f"{API}/tournaments/99999"), 404, "not_found", "no tournament 99999")
+    refused(api.get(f"{API}/no-such-route"), 404, "not_found")
+    assert store.list_tournaments() == [] and store.bot_by_name("x") is None
+
+
+def test_every_list_is_paged(api: TestClient, store: Store) -> None:
+    ann = user(store, "ann")
+    for name, file in (
+        ("a1", "random_bot.py"),
+        ("a2", "minimal_bot.py"),
+        ("a3", "heuristic_bot.py"),
+    ):
+        assert (
+            api.post(f"{API}/bots/{name}/versions", json=submission(file), headers=ann).status_code
+            == 201
+        )
+    first = api.get(f"{API}/bots?limit=2").json()
+    assert [b["name"] for b in first["items"]] == ["a1", "a2"] and first["next_offset"] == 2
+    rest = api.get(f"{API}/bots?limit=2&offset=2").json()
+    assert [b["name"] for b in rest["items"]] == ["a3"] and rest["next_offset"] is None
+    for _ in range(3):
+        api.post(f"{API}/tournaments", json={"game": GAME, "bots": ["a1", "a2"]}, headers=ann)
+    pages = [api.get(f"{API}/tournaments?limit=2&offset={o}").json() for o in (0, 2)]
+    assert [len(p["items"]) for p in pages] == [2, 1] and pages[0]["next_offset"] == 2
+    ids = [t["id"] for p in pages for t in p["items"]]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 3
+    refused(api.get(f"{API}/bots?limit=0"), 400, "invalid", "limit")
+
+
+def test_writes_are_rate_limited_per_user_with_retry_after(
+    api: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_SUBMISSIONS_PER_HOUR", "2")
+    monkeypatch.setenv("ARENA_TOURNAMENTS_PER_HOUR", "1")
+    ann, ops = user(store, "ann"), user(store, "ops", operator=True)
+    for name, file in (("a1", "random_bot.py"), ("a2", "minimal_bot.py")):
+        assert (
+            api.post(f"{API}/bots/{name}/versions", json=submission(file), headers=ann).status_code
+            == 201
+        )
+    # the same content again is no new write, and is answered
+    assert api.post(f"{API}/bots/a1/versions", json=submission(), headers=ann).status_code == 200
+    reply = api.post(f"{API}/bots/a3/versions", json=submission("heuristic_bot.py"), headers=ann)
+    refused(
+        reply,
+        429,
+        "rate_limited",
+        "2 bot versions submitted in the last hour",
+        "ARENA_SUBMISSIONS_PER_HOUR",
+    )
+    assert 0 < int(reply.headers["retry-after"]) <= WINDOW.total_seconds()
+    assert store.bot_by_name("a3") is None
+    body = {"game": GAME, "bots": ["a1", "a2"]}
+    assert api.post(f"{API}/tournaments", json=body, headers=ann).status_code == 201
+    refused(
+        api.post(f"{API}/tournaments", json=body, headers=ann),
+        429,
+        "rate_limited",
+        "tournaments created",
+    )
+    assert len(store.list_tournaments()) == 1
+    # an operator is not limited
+    assert (
+        api.post(
+            f"{API}/bots/a3/versions", json=submission("heuristic_bot.py"), headers=ops
+        ).status_code
+        == 201
+    )
+    assert api.post(f"{API}/tournaments", json=body, headers=ops).status_code == 201
+
+
+def test_the_openapi_description_is_generated_and_served(api: TestClient) -> None:
+    spec = api.get(f"{API}/openapi.json").json()
+    assert spec["info"]["title"] == "Rummy Arena" and spec["servers"] == [{"url": API}]
+    assert {"/bots", "/bots/{name}/versions", "/tournaments", "/keys"} <= set(spec["paths"])
+    assert "HTTPBearer" in spec["components"]["securitySchemes"]
