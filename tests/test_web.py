@@ -5,6 +5,7 @@ missing and corrupt matches."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -378,6 +379,34 @@ def test_replay_charts_the_course_hand_by_hand(world: World, client: TestClient,
         "2",
         "4",
     ]
+
+
+def test_course_lines_of_equal_totals_lie_apart_and_each_is_named_at_its_end(
+    world: World, client: TestClient
+) -> None:
+    for game, match_id in world.matches.items():
+        page = client.get(f"/matches/{match_id}").text
+        course = page.split('id="course"', 1)[1].split("</section>", 1)[0]
+        for figure in course.split("<figure")[1:]:
+            names = re.findall(r"■ ([^<]+)</span>", figure)
+            lines = re.findall(r'<polyline points="([^"]+)" class="series series-\d+"', figure)
+            assert len(lines) == len(names) >= 2, game
+            ys = [[float(p.split(",")[1]) for p in line.split()] for line in lines]
+            for k, at_point in enumerate(zip(*ys, strict=True)):
+                assert len(set(at_point)) == len(at_point), (game, names, k)  # none hidden
+            labels = re.findall(
+                r'<text x="[\d.]+" y="([\d.]+)" class="end-label series-\d+">([^<]+)</text>',
+                figure,
+            )
+            assert [name for _, name in labels] == names, game
+            heights = sorted(float(y) for y, _ in labels)
+            assert heights[0] >= 0 and heights[-1] <= 100, (game, heights)
+            assert all(
+                b - a >= web_app.COURSE_LABEL_GAP - 0.11 for a, b in itertools.pairwise(heights)
+            )
+    page = client.get(f"/matches/{world.matches['flip-flop']}").text
+    pots = page.split("<figcaption>pots", 1)[1].split("</figure>", 1)[0]
+    assert re.findall(r'class="end-label series-\d+">([^<]+)<', pots) == ["game", "flip", "flop"]
 
 
 # -- seat views keep other seats' cards hidden ---------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from arena.web.app import create_app
+from arena.web.replay import load, summary
 from referee.cards import Card
 from referee.engine import Event
 from referee.games import game_names, get_game
@@ -152,6 +153,160 @@ def test_play_at_the_last_step_starts_over(world: World, server: str, page: Any)
     assert page.get_attribute("#replay", "data-playing") == "true"
     page.keyboard.press(" ")  # space pauses
     page.wait_for_selector("#replay[data-playing='false']", timeout=5_000)
+
+
+def seats_to_act(page: Any) -> list[int]:
+    """The seats the table marks as the one whose turn it is."""
+    return [
+        int(box.get_attribute("data-seat"))
+        for box in page.query_selector_all("#table .seat.to-act")
+    ]
+
+
+def test_replay_marks_the_seat_to_act(world: World, server: str, page: Any) -> None:
+    for game, match_id in world.matches.items():
+        page.goto(f"{server}/matches/{match_id}")
+        wait_step(page, 0)
+        state = engine_at(world, match_id, 0)
+        for step in range(8):
+            if step:
+                page.keyboard.press("ArrowRight")
+                wait_step(page, step)
+                state = engine_at(world, match_id, step)
+            to_act = state.to_act()
+            assert to_act is not None
+            assert seats_to_act(page) == [to_act], (game, step)
+            acting = page.inner_text(f"#table .seat[data-seat='{to_act}'] .seat-name")
+            assert "to act" in acting, (game, step)
+        page.keyboard.press("End")  # the match is over: nobody is to act
+        wait_step(page, len(decode_record(world.store.record(match_id)).actions))
+        assert seats_to_act(page) == [], game
+
+
+def in_view(page: Any, selector: str, within: str | None = None) -> bool:
+    """Whether some of ``selector``'s box shows in the window (or in ``within``'s box)."""
+    return bool(
+        page.evaluate(
+            """([selector, within]) => {
+              const r = document.querySelector(selector).getBoundingClientRect();
+              const box = within
+                ? document.querySelector(within).getBoundingClientRect()
+                : { top: 0, bottom: window.innerHeight };
+              return r.bottom > box.top && r.top < box.bottom;
+            }""",
+            [selector, within],
+        )
+    )
+
+
+def test_a_link_to_a_step_opens_with_the_table_in_view(
+    world: World, server: str, page: Any
+) -> None:
+    match_id = world.matches["hollywood-gin"]
+    steps = len(decode_record(world.store.record(match_id)).actions)
+    late = steps - 10
+    page.goto(f"{server}/matches/{match_id}?step={late}")
+    wait_step(page, late)
+    assert page.evaluate("window.scrollY") == 0
+    assert in_view(page, "#table") and in_view(page, "#table .seat")
+    # the move list shows the step in its own box, which scrolled, not the page
+    assert page.evaluate("document.getElementById('moves').scrollTop") > 0
+    assert in_view(page, "#moves li.current", within="#moves")
+    for step in range(late + 1, late + 4):
+        page.keyboard.press("ArrowRight")
+        wait_step(page, step)
+        assert page.evaluate("window.scrollY") == 0, step
+        assert in_view(page, "#moves li.current", within="#moves"), step
+    page.keyboard.press("Home")
+    wait_step(page, 0)
+    assert page.evaluate("window.scrollY") == 0
+    assert page.evaluate("document.getElementById('moves').scrollTop") == 0
+
+
+def test_score_sheets_fit_the_sidebar(world: World, server: str, page: Any) -> None:
+    fits = """() => {
+      const aside = document.querySelector("aside");
+      const section = document.getElementById("scores");
+      const sheet = section.querySelector("table");
+      const doc = document.documentElement;
+      return {
+        sheet: sheet.getBoundingClientRect().right <= section.getBoundingClientRect().right,
+        scroll: section.scrollWidth <= section.clientWidth,
+        aside: aside.scrollWidth <= aside.clientWidth,
+        page: doc.scrollWidth <= doc.clientWidth,
+      };
+    }"""
+    for game, match_id in world.matches.items():
+        steps = len(decode_record(world.store.record(match_id)).actions)
+        for step in (5, steps):  # early in the match, and its final scores
+            page.goto(f"{server}/matches/{match_id}?step={step}")
+            wait_step(page, step)
+            page.wait_for_selector("#scores table")
+            assert page.evaluate(fits) == dict.fromkeys(
+                ("sheet", "scroll", "aside", "page"), True
+            ), (
+                game,
+                step,
+            )
+
+
+#: The WCAG contrast ratio of an element's text against what lies behind it: its own
+#: background, or its ancestors' blended in where they are see-through.
+CONTRAST = """(el) => {
+  const rgba = (c) => {
+    const m = c.match(/[\\d.]+/g).map(Number);
+    return m.length === 3 ? [...m, 1] : m;
+  };
+  const over = (top, under) => {  // colour top laid over colour under
+    const a = top[3] + under[3] * (1 - top[3]);
+    if (a === 0) return [0, 0, 0, 0];
+    const mix = (i) => (top[i] * top[3] + under[i] * under[3] * (1 - top[3])) / a;
+    return [mix(0), mix(1), mix(2), a];
+  };
+  let back = [0, 0, 0, 0];
+  for (let node = el; node && back[3] < 1; node = node.parentElement) {
+    back = over(back, rgba(getComputedStyle(node).backgroundColor));
+  }
+  back = over(back, [255, 255, 255, 1]);
+  const ink = over(rgba(getComputedStyle(el).color), back);
+  const linear = (v) => (v <= 0.03928 * 255 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+  const lum = (c) => 0.2126 * linear(c[0]) + 0.7152 * linear(c[1]) + 0.0722 * linear(c[2]);
+  const [hi, lo] = [lum(ink), lum(back)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+def test_card_codes_on_the_felt_are_readable(world: World, server: str, page: Any) -> None:
+    match_id = world.matches["flip-flop"]
+    page.goto(f"{server}/matches/{match_id}?step=7")  # its flip card, a club, on the table
+    wait_step(page, 7)
+    codes = page.query_selector_all("#table .code")
+    suits = {code.get_attribute("class").split()[1] for code in codes}
+    assert "clubs" in suits
+    for code in codes:
+        ratio = code.evaluate(CONTRAST)
+        assert ratio >= 4.5, (code.inner_text(), code.get_attribute("class"), ratio)
+
+
+def test_go_to_list_follows_the_replay(world: World, server: str, page: Any) -> None:
+    match_id = world.matches["hollywood-gin"]
+    points = [p["step"] for p in summary(load(world.store, match_id))["course"]["points"]]
+    assert len(points) >= 3
+    page.goto(f"{server}/matches/{match_id}")
+    wait_step(page, 0)
+    assert page.input_value("#hand-jump") == "0"
+    inside = points[1] + 2  # in the second hand
+    page.goto(f"{server}/matches/{match_id}?step={inside}")
+    wait_step(page, inside)
+    assert page.input_value("#hand-jump") == str(points[1])
+    page.keyboard.press("End")
+    wait_step(page, points[-1])
+    assert page.input_value("#hand-jump") == str(points[-1])
+    page.select_option("#hand-jump", str(points[1]))
+    wait_step(page, points[1])
+    page.keyboard.press("ArrowLeft")  # back into the first hand
+    wait_step(page, points[1] - 1)
+    assert page.input_value("#hand-jump") == "0"
 
 
 @pytest.mark.parametrize("game", ["hollywood-gin", "rummy-500", "gin-three", "flip-flop"])

@@ -77,6 +77,12 @@ _UNAVAILABLE = (
     "the live view is unavailable: no referee is known to play this match now"
     " (it has not started, or its worker has not said where it plays)"
 )
+#: Pixels between the lines of a course chart, so that equal series are all seen; the
+#: room on the chart's right for the name at each line's end, and the least distance
+#: between two of those names.
+COURSE_DODGE = 3.0
+COURSE_LABEL_ROOM = 44
+COURSE_LABEL_GAP = 9.0
 #: The seat statuses a bot page counts as faults, with what each is called there.
 FAULTS = (
     ("timeout", "timeouts"),
@@ -687,7 +693,10 @@ def _decision_times(store: Store, recent: list[SeatMatch]) -> dict[str, Any] | N
 
 def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | None:
     """A match's course (``replay.course``) as SVG polylines, one small chart per panel
-    in a 320×100 box, x by step so that a cursor can mark the step shown."""
+    in a 320×100 box, x by step so that a cursor can mark the step shown. The lines of a
+    panel are drawn a few pixels apart (:data:`COURSE_DODGE`) and each is named at its
+    end, so that equal series (Flip Flop's three pots, seats tied at 0) lie side by side
+    instead of hiding each other; a point's title keeps its exact value."""
     if course is None or len(course["points"]) < 2:
         return None
     width, height = 320, 100
@@ -698,9 +707,13 @@ def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | 
         values = [v for series in panel["series"] for v in series["values"]]
         low, high = min(values), max(values)
         span = max(high - low, 1)
+        count = len(panel["series"])
+        # at most 9 px between the outer lines: the 5 px margins hold them
+        dodge = min(COURSE_DODGE, 9 / max(count - 1, 1))
         series = []
         for k, line in enumerate(panel["series"]):
-            ys = [height - (v - low) / span * (height - 10) - 5 for v in line["values"]]
+            shift = (k - (count - 1) / 2) * dodge
+            ys = [height - (v - low) / span * (height - 10) - 5 - shift for v in line["values"]]
             series.append(
                 {
                     "name": line["name"],
@@ -710,17 +723,35 @@ def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | 
                         (x, y, f"{p['label']}: {line['name']} {v}")
                         for x, y, v, p in zip(xs, ys, line["values"], course["points"], strict=True)
                     ],
+                    "label_y": ys[-1],
                 }
             )
+        _spread_labels(series, height)
         panels.append({"title": panel["title"], "low": low, "high": high, "series": series})
     return {
         "width": width,
         "height": height,
+        "label_room": COURSE_LABEL_ROOM,
         "steps": course["steps"],
         "cursor": step / steps * width,
         "hands": len(course["points"]) - 1,
         "panels": panels,
     }
+
+
+def _spread_labels(series: list[dict[str, Any]], height: int) -> None:
+    """Move the end labels of a chart's lines (``label_y``) apart, keeping their order,
+    until each is :data:`COURSE_LABEL_GAP` from the next and all lie within the chart."""
+    order = sorted(series, key=lambda s: s["label_y"])
+    gap = COURSE_LABEL_GAP
+    top = gap / 2
+    for s in order:  # downwards: each at least a gap below the one above
+        s["label_y"] = top = max(s["label_y"], top)
+        top += gap
+    bottom = height - gap / 2
+    for s in reversed(order):  # upwards: back inside the chart, the gaps kept
+        s["label_y"] = bottom = min(s["label_y"], bottom)
+        bottom -= gap
 
 
 def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:

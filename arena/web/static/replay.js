@@ -15,6 +15,8 @@
   let timer = null;
   const playButton = document.getElementById("play");
   const speedSelect = document.getElementById("speed");
+  const moves = document.getElementById("moves");
+  const handJump = document.getElementById("hand-jump");
 
   function url(n) {
     return `/api/matches/${matchId}/steps/${n}${seat === null ? "" : "?seat=" + seat}`;
@@ -33,10 +35,10 @@
     return cache.get(n);
   }
 
-  function seatBox(s, table) {
-    const viewer = table.viewer;
-    const mine = viewer === s.seat;
-    const toAct = table.to_act === s.seat;
+  // One seat's box; `toAct` is the seat whose turn it is (the frame's `to_act`).
+  function seatBox(s, table, toActSeat) {
+    const mine = table.viewer === s.seat;
+    const toAct = toActSeat === s.seat;
     let hand;
     if (s.hand !== null) {
       hand = `<div class="hand">${cardsHtml(s.hand)}</div>`;
@@ -61,7 +63,7 @@
     const t = frame.table;
     const parts = [];
     parts.push(`<div class="table-head"><strong>${escapeHtml(t.title)}</strong> · ${escapeHtml(t.phase)}</div>`);
-    parts.push(`<div class="seats">${t.seats.map((s) => seatBox(s, t)).join("")}</div>`);
+    parts.push(`<div class="seats">${t.seats.map((s) => seatBox(s, t, frame.to_act)).join("")}</div>`);
     const pile = t.discard.length
       ? `${t.discard.length > 1 ? `<span class="under">${t.discard.length - 1} below</span>` : ""}${cardsHtml(t.discard.slice(-6))}`
       : `<span class="empty">empty</span>`;
@@ -147,12 +149,33 @@
         line.setAttribute("x2", x);
       }
     }
-    for (const li of document.querySelectorAll("#moves li")) {
+    for (const li of moves.querySelectorAll("li")) {
       li.classList.toggle("current", Number(li.dataset.step) === n);
     }
-    const current = document.querySelector("#moves li.current");
-    if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+    showInMoves(moves.querySelector("li.current"));
+    if (handJump) handJump.value = String(handAt(n));
     if (n + 1 <= steps) fetchFrame(n + 1); // the next step is usually asked for next
+  }
+
+  // The move list scrolls within its own box to show `li`; the page itself never moves
+  // (scrollIntoView would scroll the window too, away from the table).
+  function showInMoves(li) {
+    if (!li) return;
+    const box = moves.getBoundingClientRect().top + moves.clientTop;
+    const top = li.getBoundingClientRect().top - box + moves.scrollTop;
+    if (top < moves.scrollTop) moves.scrollTop = top;
+    else if (top + li.offsetHeight > moves.scrollTop + moves.clientHeight) {
+      moves.scrollTop = top + li.offsetHeight - moves.clientHeight;
+    }
+  }
+
+  // The "go to" entry of step `n`: the deal, or the end of the last hand (round) reached.
+  function handAt(n) {
+    let at = 0;
+    for (const option of handJump.options) {
+      if (Number(option.value) <= n) at = Math.max(at, Number(option.value));
+    }
+    return at;
   }
 
   // Playing steps forward on a timer: one step a second at 1×, each after the last is drawn.
@@ -187,9 +210,8 @@
   document.getElementById("next").onclick = () => go(step + 1);
   document.getElementById("last").onclick = () => go(steps);
   document.getElementById("jump").onchange = (e) => go(Number(e.target.value));
-  const handJump = document.getElementById("hand-jump");
   if (handJump) handJump.onchange = (e) => go(Number(e.target.value));
-  document.getElementById("moves").addEventListener("click", (e) => {
+  moves.addEventListener("click", (e) => {
     const li = e.target.closest("li");
     if (!li) return;
     e.preventDefault();
