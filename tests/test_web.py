@@ -29,6 +29,7 @@ from referee.wire import decode_record
 from tests.knowledge import NEW_HAND, Knowledge
 from tests.store_fixtures import finished_match
 from worker.ratings import ELO_PER_NAT, INITIAL_RATING
+from worker.sprt import Sprt
 from worker.store import ScheduledMatch, Store
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -248,6 +249,126 @@ def test_tournament_shows_how_likely_each_bot_is_stronger_than_each_other(
     assert float(rows[a][1]) + float(rows[b][0]) == pytest.approx(1.0, abs=0.011)
     assert a == "hollywood-gin-bot-0@v1" and 0.5 < float(rows[a][1]) < 1.0
     assert "stronger than" in page and page.count("background:hsl(") >= 4
+
+
+def test_tournament_progress_counts_failed_and_cancelled_matches_as_finished(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    tid = world.tournament  # three done
+    hg = world.versions["hollywood-gin"]
+    queued = store.schedule_matches(
+        tid, "hollywood-gin", {}, [ScheduledMatch(tuple(hg), 40 + i) for i in range(3)]
+    )
+    assert store.cancel_match(queued[0])
+    assert store.claim_match("t", match_id=queued[1]) is not None
+    assert store.fail_match(queued[1], "t", "the referee is gone", retry=False) == "failed"
+
+    def bar(page: str) -> dict[str, float]:
+        cells = re.findall(r'class="bar bar-(\w+)" style="width:([\d.]+)%"', page)
+        return {state: float(width) for state, width in cells}
+
+    page = client.get(f"/tournaments/{tid}").text
+    assert bar(page) == pytest.approx({"done": 50.0, "failed": 100 / 6, "cancelled": 100 / 6})
+    assert "5 of 6 matches finished: 3 done, 1 failed, 1 cancelled; 0 running, 1 queued" in page
+    assert store.cancel_match(queued[2])  # the last one: the bar is full
+    page = client.get(f"/tournaments/{tid}").text
+    assert sum(bar(page).values()) == pytest.approx(100.0)
+    assert "6 of 6 matches finished" in page
+    listing = client.get("/tournaments").text
+    assert "<th>cancelled</th>" in listing
+
+
+def duel(store: Store, a: int, b: int, *, duplicate: bool = False) -> int:
+    """A duel of A against B as ``arena duel --elo0 0 --elo1 50`` makes it: a tournament
+    of format duel with its settings and its test's starting state."""
+    return store.create_tournament(
+        "duel",
+        "hollywood-gin",
+        [a, b],
+        format="duel",
+        options={
+            "options": {"max_hands": 1},
+            "clock": {},
+            "seed": 7,
+            "sprt": Sprt(0.0, 50.0, pentanomial=duplicate).as_dict(),
+        },
+        duplicate=duplicate,
+    )
+
+
+def test_duel_page_shows_its_settings_and_its_sprt_verdict(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    a, b = world.versions["hollywood-gin"]
+    labels = store.labels([a, b])
+    tid = duel(store, a, b)
+    page = client.get(f"/tournaments/{tid}").text
+    assert "{&#39;" not in page and "{'" not in page  # no Python dict printed
+    settings = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page)
+    assert settings == [("game options", "max_hands=1"), ("clock", "the defaults"), ("seed", "7")]
+    assert "H0: A is at most +0 Elo stronger; H1: A is at least +50 Elo stronger" in page
+    assert "<strong>Still running</strong>" in page
+    expected = Sprt(0.0, 50.0)
+    decided_at = None
+    for i in range(30):  # A wins every match, the seats alternating
+        seats, ranks = ([a, b], (0, 1)) if i % 2 == 0 else ([b, a], (1, 0))
+        decided(store, seats, ranks, tid)
+        expected.add_game(1.0)
+        if decided_at is None and expected.status() == "H1":
+            decided_at = expected.games
+    assert decided_at is not None and decided_at < 30
+    page = client.get(f"/tournaments/{tid}").text
+    assert (
+        f"<strong>H1 accepted</strong>: {labels[a]} is stronger than {labels[b]} by at least"
+        f" 50 Elo (decided after {decided_at} games)" in page
+    )
+    lower, upper = expected.bounds()
+    assert (
+        f"LLR {expected.llr():+.2f} in [{lower:.2f}, {upper:.2f}] over 30 games"
+        " (A lost 0, drew 0, won 30)" in page
+    )
+    # a duel that ended undecided says so
+    other = duel(store, a, b)
+    decided(store, [a, b], (0, 0), other)
+    store.set_tournament_state(other, "done")
+    page = client.get(f"/tournaments/{other}").text
+    assert "<strong>No verdict</strong>" in page and "A lost 0, drew 1, won 0" in page
+    # a tournament that is no duel has no test
+    assert 'id="duel"' not in client.get(f"/tournaments/{world.tournament}").text
+
+
+def test_duplicate_duel_counts_a_pair_once_both_its_games_are_done(
+    world: World, client: TestClient
+) -> None:
+    store = world.store
+    a, b = world.versions["hollywood-gin"]
+    tid = duel(store, a, b, duplicate=True)
+    for deal, games in ((1, 2), (2, 1)):  # the second deal's second game is still queued
+        for rotation in range(2):
+            seats = [a, b] if rotation == 0 else [b, a]
+            match = store.create_match(
+                "hollywood-gin",
+                seats,
+                seed=deal,
+                tournament_id=tid,
+                duplicate_set=deal,
+                rotation=rotation,
+            )
+            if rotation < games:
+                assert store.claim_match("t", match_id=match.id) is not None
+                ranks = (0, 1) if rotation == 0 else (1, 0)
+                finish = finished_match(
+                    "hollywood-gin", ranks, [100 if r == 0 else 0 for r in ranks]
+                )
+                assert store.finish_match(match.id, "t", finish)
+    page = client.get(f"/tournaments/{tid}").text
+    expected = Sprt(0.0, 50.0, pentanomial=True)
+    expected.add_pair(1.0, 1.0)
+    assert f"LLR {expected.llr():+.2f}" in page and expected.llr() > 0
+    assert "over 2 games (1 pair, A LL 0, LD 0, DD/WL 0, WD 0, WW 1)" in page
+    assert "each deal played twice with the seats swapped" in page
 
 
 def test_bot_page_counts_faults_and_decision_time_percentiles(

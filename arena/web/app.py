@@ -10,7 +10,7 @@ import json
 import math
 import threading
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -102,8 +102,18 @@ def _env() -> Environment:
     env.globals["games"] = game_names()
     env.globals["title_of"] = lambda g: get_game(g).title if g in game_names() else g
     env.filters["num"] = lambda x, d=0: "–" if x is None else f"{x:.{d}f}"
+    env.filters["signed"] = _signed
     env.filters["when"] = lambda t: "–" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")
     return env
+
+
+def _signed(x: float | None) -> str:
+    """A signed whole number of Elo: ``+20``, ``−5``, ``+∞``; a dash for None."""
+    if x is None:
+        return "–"
+    if math.isinf(x):
+        return "+∞" if x > 0 else "−∞"
+    return f"{x:+.0f}".replace("-", "−")
 
 
 def _replay_work(
@@ -229,6 +239,8 @@ class Viewer:
         return self.page(
             "tournament.html",
             t=t,
+            settings=_settings(t.options),
+            duel=_duel_test(self.store, t),
             progress=self.store.tournament_progress(tid),
             table=table,
             cross=cross,
@@ -582,6 +594,98 @@ def _standings(
     labels = store.labels(tournament.entries)
     elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
     return standings(tournament.entries, labels, shown, elo, batch), fit, len(held)
+
+
+#: How a tournament page names the settings a tournament was made with, in the order it
+#: shows them (any other by its key, after them).
+SETTING_NAMES = {
+    "options": "game options",
+    "clock": "clock",
+    "games": "games",
+    "table_size": "table size",
+    "seed": "seed",
+}
+#: What a duel page calls each outcome the test counts: A's single games, or pairs.
+DUEL_OUTCOMES = {False: ("lost", "drew", "won"), True: ("LL", "LD", "DD/WL", "WD", "WW")}
+
+
+def _settings(options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A tournament's stored settings as (name, text) lines: a mapping as ``key=value``
+    pairs (none: the defaults), a duel's test left out (its own section shows it)."""
+    known = list(SETTING_NAMES)
+    lines = []
+    for key, value in sorted(
+        options.items(), key=lambda kv: known.index(kv[0]) if kv[0] in known else len(known)
+    ):
+        if key == "sprt":
+            continue
+        if isinstance(value, Mapping):
+            text = ", ".join(f"{k}={v}" for k, v in value.items()) or "the defaults"
+        else:
+            text = str(value)
+        lines.append((SETTING_NAMES.get(key, key.replace("_", " ")), text))
+    return lines
+
+
+def _duel_test(store: Store, tournament: Tournament) -> dict[str, Any] | None:
+    """A duel's test (``docs/duels.md``) re-run over its finished matches, as ``arena
+    duel`` fed it: its settings, its figures over every result that may be shown, and
+    its verdict, which is the first bound crossed in the order the matches were made (a
+    sequential test stops there; matches already running when it stopped are counted in
+    the figures, not in the verdict). A duplicate pair counts once both its games are
+    done, so a game whose partner is still being played shows nothing (decision 13).
+    None for a tournament that is not a duel, or whose test settings cannot be read."""
+    from worker.ratings import SeatResult, effective_ranks
+    from worker.sprt import Sprt, game_score
+
+    stored = tournament.options.get("sprt")
+    if tournament.format != "duel" or not isinstance(stored, Mapping) or not tournament.entries:
+        return None
+    try:
+        sprt = Sprt(
+            float(stored["elo0"]),
+            float(stored["elo1"]),
+            float(stored["alpha"]),
+            float(stored["beta"]),
+            pentanomial=bool(stored["pentanomial"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    a = tournament.entries[0]
+    pairs: dict[int, list[float]] = {}
+    verdict, decided_at = "continue", None
+    for r in store.tournament_results(tournament.id):
+        versions = [s.version for s in r.seats]
+        if len(versions) != 2 or a not in versions:
+            continue
+        ranks = effective_ranks([SeatResult(s.version, s.rank, s.forfeit) for s in r.seats])
+        mine = versions.index(a)
+        score = game_score(ranks[mine], ranks[1 - mine])
+        if sprt.pentanomial and r.duplicate_set is not None:
+            pair = pairs.setdefault(r.duplicate_set, [])
+            pair.append(score)
+            if len(pair) < 2:
+                continue
+            sprt.add_pair(*pair)
+        else:
+            sprt.add_game(score)
+        if decided_at is None and sprt.status() != "continue":
+            verdict, decided_at = sprt.status(), sprt.games
+    labels = store.labels(tournament.entries)
+    lower, upper = sprt.bounds()
+    return {
+        "a": labels.get(a, str(a)),
+        "b": labels.get(tournament.entries[-1], str(tournament.entries[-1])),
+        "sprt": sprt,
+        "llr": sprt.llr(),
+        "lower": lower,
+        "upper": upper,
+        "elo": sprt.elo(),
+        "counts": list(zip(DUEL_OUTCOMES[sprt.pentanomial], sprt.counts, strict=True)),
+        "verdict": verdict,
+        "decided_at": decided_at,
+        "over": tournament.state in ("done", "cancelled"),
+    }
 
 
 def _json(data: Any) -> JSONResponse:
