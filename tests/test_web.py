@@ -158,6 +158,17 @@ def test_every_page_answers_with_its_content(world: World, client: TestClient) -
     assert client.get("/static/arena.css").status_code == 200
 
 
+def test_every_page_links_the_favicon_and_favicon_ico_leads_to_it(client: TestClient) -> None:
+    page = client.get("/")
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page.text
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.lstrip().startswith("<svg")
+    moved = client.get("/favicon.ico", follow_redirects=False)
+    assert moved.status_code == 301 and moved.headers["location"] == "/static/favicon.svg"
+    assert client.get("/favicon.ico").content == icon.content
+
+
 def test_leaderboard_shows_a_ladder_rating_with_its_interval(
     world: World, client: TestClient
 ) -> None:

@@ -858,6 +858,12 @@ def _spread_labels(series: list[dict[str, Any]], height: int) -> None:
         bottom -= gap
 
 
+async def favicon(request: Request) -> Response:
+    """``/favicon.ico``, which browsers ask for whatever a page links: the icon in
+    ``static/``."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
+
+
 def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
     """The viewer's application over ``store``. ``redis_url`` is accepted for the callers
     that still pass it and not used: the live view finds a running match's referee in
@@ -916,6 +922,7 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         Route("/api/matches/{id:id}", viewer.api_match),
         Route("/api/matches/{id:id}/steps/{step:id}", viewer.api_step),
         Route("/api/matches/{id:id}/export", viewer.api_export),
+        Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(
