@@ -24,7 +24,7 @@ from arena.app import reads, tournaments, users
 from arena.app.actors import ANONYMOUS, Actor, authenticate
 from arena.app.errors import AppError, Forbidden, Invalid, NotFound, RateLimited, Unauthorized
 from worker.store import ApiKey, Store, StoreError
-from worker.store.bots import is_bot_name
+from worker.store.bots import NAME_MAX, is_bot_name
 
 #: The API's version, and where it is served.
 VERSION = "1"
@@ -91,8 +91,12 @@ Who = Annotated[Actor, Depends(actor_of)]
 
 # -- what is sent ----------------------------------------------------------------------------
 
-Name = Annotated[str, Path(min_length=1, max_length=200, description="a bot's name")]
-Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+#: A bot's or user's name (worker.store.bots.NAME_RULE).
+NAME = rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}$"
+Name = Annotated[
+    str, Path(pattern=NAME, description="a bot's name", examples=["random-hollywood-gin"])
+]
+Id = Annotated[int, Path(ge=1, le=MAX_ID, examples=[1])]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="items per page")]
 Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="items skipped")]
 
@@ -149,12 +153,12 @@ class NewTournament(BaseModel):
 
 
 class NewUser(BaseModel):
-    name: str = Field(min_length=1, max_length=40)
+    name: str = Field(pattern=NAME)
     operator: bool = False
 
 
 class KeyRequest(BaseModel):
-    user: str | None = Field(None, min_length=1, max_length=40, description="default: yourself")
+    user: str | None = Field(None, pattern=NAME, description="default: yourself")
 
 
 # -- the app ---------------------------------------------------------------------------------
@@ -183,6 +187,7 @@ def create_api(store: Store) -> FastAPI:
         },
     )
     api.state.store = store
+    _key_optional_in_description(api)
 
     @api.exception_handler(AppError)
     def refused(request: Request, exc: AppError) -> JSONResponse:
@@ -336,7 +341,7 @@ def create_api(store: Store) -> FastAPI:
 
     @api.get("/keys", summary="A user's keys, by prefix")
     def list_keys(
-        actor: Who, user: Annotated[str | None, Query(max_length=40)] = None
+        actor: Who, user: Annotated[str | None, Query(pattern=NAME)] = None
     ) -> list[dict[str, Any]]:
         return [_key_dict(k) for k in users.list_keys(store, actor, user)]
 
@@ -354,6 +359,24 @@ def create_api(store: Store) -> FastAPI:
         return {**_key_dict(done.key), "already": done.already}
 
     return api
+
+
+def _key_optional_in_description(api: FastAPI) -> None:
+    """Say in the OpenAPI description that every route takes a bearer key or none: no
+    key is anyone, who may read (FastAPI lists the key as required)."""
+    make = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            spec = make()
+            for path in spec.get("paths", {}).values():
+                for operation in path.values():
+                    if operation.get("security") and {} not in operation["security"]:
+                        operation["security"].append({})
+            api.openapi_schema = spec
+        return api.openapi_schema
+
+    api.openapi = openapi  # type: ignore[method-assign]
 
 
 def _key_dict(key: ApiKey) -> dict[str, Any]:
