@@ -197,6 +197,37 @@ def test_d6_bot_that_cannot_start_forfeits_and_its_opponents_wins_count(
     _counted_once(env, tournament)
 
 
+def test_d6_bot_that_dies_before_joining_forfeits_and_the_match_says_why(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    """A bot process that starts and exits before it joins: its seat forfeits when the
+    join time is up, the match is done, and its line says the exit code and the last
+    line the bot wrote."""
+    env = platform_env
+    quitter = tmp_path / "quitter.py"
+    quitter.write_text(
+        "import sys\nprint('cannot find my weights file', file=sys.stderr)\nsys.exit(7)\n"
+    )
+    env.submit(quitter, "quitter", GAME)
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    env.start_worker()
+    made = env.arena(
+        "tournament", "create", "--game", GAME, "--bots", "quitter,random", "--games", "1",
+        *FAST, "--clock", "join_ms=3000", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    tournament = int(json.loads(made.stdout)["tournament"])
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 0, run.stderr + env.worker_log()
+    (match,) = env.store.list_matches(tournament_id=tournament)
+    assert match.state == "done" and match.attempts == 1
+    (table,) = env.store.tournament_results(tournament)
+    quitter_seat = next(s for s in table.seats if s.status != "ok")
+    assert quitter_seat.forfeit and quitter_seat.status == "disconnected"
+    assert "quitter@v1): its bot process exited with code 7" in (match.error or ""), match.error
+    assert "cannot find my weights file" in (match.error or "")
+
+
 def test_d6_failed_matches_fail_the_run_and_retry_puts_them_back_once(
     platform_env: PlatformEnv,
 ) -> None:

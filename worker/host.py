@@ -311,7 +311,7 @@ class Host:
             finished = FinishedMatch(
                 record=reply.record_data,
                 duration_ms=round((time.monotonic() - live.began) * 1000),
-                note=live.note,
+                note=self._note(match, live.note),
             )
             try:
                 done = self.store.finish_match(match.id, holder, finished)
@@ -326,6 +326,17 @@ class Host:
             return "done" if done else "lost"
         finally:
             link.release(referee_id)
+
+    def _note(self, match: Match, note: str | None) -> str | None:
+        """What the platform notes of a finished match's seats: those that could not
+        start (``note``), and for each seat whose bot process is gone by the end (it
+        never joined, or dropped out), its exit code and last log line."""
+        notes = [note] if note else []
+        for seat, version in enumerate(match.seats):
+            why = self.pool.exit_note(version)
+            if why is not None:
+                notes.append(f"seat {seat} ({self._labels.get(version, version)}): {why}")
+        return "; ".join(notes) or None
 
     def _renew(self, match_id: int, holder: str, stop: threading.Event) -> None:
         while not stop.wait(self.lease_s / 3):

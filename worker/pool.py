@@ -127,6 +127,21 @@ class BotPool:
             bot.last_used = time.monotonic()
             return bot.session_id
 
+    def exit_note(self, version_id: int) -> str | None:
+        """Why ``version_id``'s process is gone, when it is: its exit code and the last
+        line of its log (what a seat that never joined or dropped out left behind)."""
+        with self._lock:
+            bot = self.processes.get(version_id)
+            if bot is None or bot.alive:
+                return None
+            code = bot.process.returncode
+            try:
+                lines = (bot.folder / "bot.log").read_text(errors="replace").strip().splitlines()
+            except OSError:
+                lines = []
+        said = f": {lines[-1][:300]}" if lines else ""
+        return f"its bot process exited with code {code}{said}"
+
     def launch(self, version_id: int) -> BotProcess:
         """Unpack the version, open its session and start its process;
         :class:`BotStartError` when the bot itself is why it cannot start."""
