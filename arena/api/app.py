@@ -164,8 +164,10 @@ class KeyRequest(BaseModel):
 # -- the app ---------------------------------------------------------------------------------
 
 
-def create_api(store: Store) -> FastAPI:
-    """The API over ``store``, to be mounted at :data:`PREFIX`."""
+def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) -> FastAPI:
+    """The API over ``store``, to be mounted at :data:`PREFIX`; ``dispatch`` sends the
+    platform's workers the tournaments it creates (without it they wait for the
+    scheduler's sweep, ``ARENA_STALL_S``)."""
     api = FastAPI(
         title="Rummy Arena",
         version=VERSION,
@@ -305,6 +307,7 @@ def create_api(store: Store) -> FastAPI:
             name=request.name,
             seed=request.seed,
             format=request.format,
+            dispatch=dispatch,
         )
         return {"tournament": made.tournament, "matches": made.matches, "game": made.game}
 

@@ -5,7 +5,7 @@ stored, and scheduling the matches (``docs/api.md``, "Who may do what")."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +24,9 @@ from worker.store.bots import is_bot_name, parse_label
 #: each of the others.
 Format = Literal["round-robin", "gauntlet"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
+#: How a platform starts a tournament's matches: ``dispatch(tournament id, matches)``
+#: sends its workers work (``worker.tasks.start_drains``).
+Dispatch = Callable[[int, int], object]
 #: The clock's settings a tournament may set (referee/clock.py).
 CLOCK_KEYS = ("decision_ms", "bank_ms", "strike_limit", "join_ms")
 
@@ -117,10 +120,12 @@ def create(
     name: str | None = None,
     seed: int | None = None,
     format: Format = "round-robin",
+    dispatch: Dispatch | None = None,
 ) -> Created:
     """Schedule a round robin, or with ``format="gauntlet"`` the first bot against each of
-    the others, of bots ``actor`` may enter, each pairing played ``games`` times. Every
-    check is made before anything is stored."""
+    the others, of bots ``actor`` may enter, each pairing played ``games`` times, and
+    ``dispatch`` it to the platform's workers when given (the command line runs its own
+    with ``--run``). Every check is made before anything is stored."""
     if format not in FORMATS:
         raise Invalid(f"format {format!r}: a tournament is one of {', '.join(FORMATS)}")
     if len(bots) < 2:
@@ -175,4 +180,6 @@ def create(
             for p in pairings
         ],
     )
+    if dispatch is not None:
+        dispatch(tournament_id, len(pairings))
     return Created(tournament_id, len(pairings), game)

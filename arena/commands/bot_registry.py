@@ -8,6 +8,7 @@ game and the command that starts it from the unpacked archive."""
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import io
 import json
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from arena.app import bots as app_bots
 from arena.app import reads
@@ -25,6 +27,7 @@ from arena.app.actors import local_actor
 from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
 from arena.commands.db import with_store
+from arena.remote import remote
 from worker.store import BotVersion, Store
 from worker.store.bots import bot_name_problem, is_bot_name
 
@@ -256,6 +259,20 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if problem is not None:
         raise CommandError(problem if args.name else f"{problem}; give one with --name")
     bot = package(path)
+    platform = remote()
+    if platform is not None:
+        with platform:
+            done = platform.post(
+                f"/bots/{name}/versions",
+                {
+                    "game": args.game,
+                    "command": bot.command,
+                    "archive": base64.b64encode(bot.archive).decode(),
+                    "archive_format": ARCHIVE_FORMAT,
+                    "owner": args.owner,
+                },
+            )
+        return _print_submitted(done, json_out=args.json)
 
     def body(store: Store) -> int:
         submitted = app_bots.submit(
@@ -268,45 +285,68 @@ def cmd_submit(args: argparse.Namespace) -> int:
             archive_format=ARCHIVE_FORMAT,
             owner=args.owner,
         )
-        version, new = submitted.version, submitted.new
-        if args.json:
-            print(json.dumps({**reads.version_dict(version), "new": new}))
-        elif new:
-            print(
-                f"stored {version.label} ({version.game}), sha256 "
-                f"{version.content_hash[:HASH_SHOWN]}: a new version"
-            )
-        else:
-            print(
-                f"{version.label} ({version.game}) already holds this content, sha256 "
-                f"{version.content_hash[:HASH_SHOWN]}: the same version, nothing stored"
-            )
-        return 0
+        done = {**reads.version_dict(submitted.version), "new": submitted.new}
+        return _print_submitted(done, json_out=args.json)
 
     return with_store(body)
+
+
+def _print_submitted(done: dict[str, Any], *, json_out: bool) -> int:
+    if json_out:
+        print(json.dumps(done))
+    elif done["new"]:
+        print(
+            f"stored {done['label']} ({done['game']}), sha256 "
+            f"{done['content_hash'][:HASH_SHOWN]}: a new version"
+        )
+    else:
+        print(
+            f"{done['label']} ({done['game']}) already holds this content, sha256 "
+            f"{done['content_hash'][:HASH_SHOWN]}: the same version, nothing stored"
+        )
+    return 0
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
     """Retire a bot (its owner or an operator)."""
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return _print_retired(platform.post(f"/bots/{quote(args.name, safe='')}/retire"))
 
     def body(store: Store) -> int:
         retired = app_bots.retire(store, local_actor(store), args.name)
         when = retired.bot.retired_at
-        since = "" if when is None else f", on {when:%Y-%m-%d %H:%M}"
-        if retired.already:
-            print(f"{_shown(retired.bot.name)} was retired already{since}")
-        else:
-            print(
-                f"retired {_shown(retired.bot.name)}: ladders leave it out and new tournaments "
-                "refuse it (matches already queued still play); a new version brings it back"
-            )
-        return 0
+        return _print_retired(
+            {
+                "name": retired.bot.name,
+                "retired_at": None if when is None else when.isoformat(timespec="seconds"),
+                "already": retired.already,
+            }
+        )
 
     return with_store(body)
 
 
+def _print_retired(done: dict[str, Any]) -> int:
+    when = done["retired_at"]
+    since = "" if when is None else f", on {when[:16].replace('T', ' ')}"
+    if done["already"]:
+        print(f"{_shown(done['name'])} was retired already{since}")
+    else:
+        print(
+            f"retired {_shown(done['name'])}: ladders leave it out and new tournaments "
+            "refuse it (matches already queued still play); a new version brings it back"
+        )
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every bot with its versions count, latest version, game and Elo."""
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return print_bots(list(platform.items("/bots")), json_out=args.json)
     return with_store(
         lambda store: print_bots(reads.bots(store, local_actor(store)), json_out=args.json)
     )
@@ -338,6 +378,10 @@ def print_bots(bots: list[dict[str, Any]], *, json_out: bool) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print a bot's versions with their Elo, and its recent matches."""
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return print_bot(platform.get(f"/bots/{quote(args.name, safe='')}"), json_out=args.json)
     return with_store(
         lambda store: print_bot(reads.bot(store, local_actor(store), args.name), json_out=args.json)
     )

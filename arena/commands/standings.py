@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.commands import add_command, arena_command, examples, game_argument, json_argument
 from arena.commands.db import with_store
+from arena.remote import remote
 
 if TYPE_CHECKING:
     from worker.standings import Standings
@@ -166,6 +167,10 @@ def rows_table(data: dict[str, Any], title: str = "", *, compact: bool = False) 
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return print_report(platform.get(f"/tournaments/{args.id}"), json_out=args.json)
     return with_store(lambda store: report(store, args.id, json_out=args.json))
 
 
@@ -173,6 +178,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     from arena.app import reads
     from arena.app.actors import local_actor
 
+    platform = remote()
+    if platform is not None:
+        with platform:
+            newest = platform.get("/tournaments", limit=50)["items"]  # as the store lists them
+            return print_list(newest, json_out=args.json)
     return with_store(
         lambda store: print_list(reads.tournaments(store, local_actor(store)), json_out=args.json)
     )

@@ -30,10 +30,13 @@ from arena.commands.standings import (
     WIDE_ENOUGH,
     cmd_list,
     cmd_standings,
+    print_report,
     report,
     standings_of,
     standings_table,
 )
+from arena.remote import Platform as RemotePlatform
+from arena.remote import remote
 
 if TYPE_CHECKING:
     from arena.platform import Platform
@@ -295,6 +298,10 @@ def cmd_create(args: argparse.Namespace) -> int:
 def _create_command(args: argparse.Namespace, bots: list[str], format: tournaments.Format) -> int:
     options = game_options(args.game, args.option)
     clock = clock_rules(args.clock)
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return _create_remote(platform, args, bots, format, options, clock)
 
     def made(store: Store) -> int:
         tournament_id, count = create(
@@ -328,6 +335,63 @@ def _create_command(args: argparse.Namespace, bots: list[str], format: tournamen
     return _with_platform(
         args, lambda p: run(p, made(p.store), args.quiet, args.parallel, json_out=args.json)
     )
+
+
+def _create_remote(
+    platform: RemotePlatform,
+    args: argparse.Namespace,
+    bots: list[str],
+    format: tournaments.Format,
+    options: dict[str, Any],
+    clock: dict[str, int],
+) -> int:
+    """Create the tournament on a remote platform, whose workers play it; with ``--run``,
+    wait for its last match and print its standings."""
+    made = platform.post(
+        "/tournaments",
+        {
+            "game": args.game,
+            "bots": bots,
+            "games": args.games,
+            "format": format,
+            "duplicate": args.duplicate,
+            "table_size": args.table_size,
+            "options": options,
+            "clock": clock,
+            "name": args.name,
+            "seed": args.seed,
+        },
+    )
+    tournament_id, count = made["tournament"], made["matches"]
+    if args.json and not args.run:
+        print(json.dumps(made))
+        return 0
+    print(
+        f"tournament {tournament_id}: {count} {args.game} matches queued",
+        file=sys.stderr if args.json else sys.stdout,
+        flush=True,
+    )
+    if not args.run:
+        print(
+            "the platform's workers play it; see it with: arena tournament standings "
+            f"{tournament_id}"
+        )
+        return 0
+    data = platform.get(f"/tournaments/{tournament_id}")
+    while data["progress"]["queued"] + data["progress"]["running"] > 0:
+        time.sleep(TICK_S)
+        data = platform.get(f"/tournaments/{tournament_id}")
+    print_report(data, json_out=args.json)
+    return _failed_exit(data["progress"], tournament_id)
+
+
+def _failed_exit(progress: dict[str, int], tournament_id: int) -> int:
+    if progress["failed"]:
+        raise Failed(
+            f"{progress['failed']} of tournament {tournament_id}'s matches failed; put them back "
+            f"with: arena tournament retry {tournament_id}"
+        )
+    return 0
 
 
 # -- run and watch -------------------------------------------------------------------------

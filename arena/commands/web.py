@@ -97,13 +97,20 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     from arena.site import create_site
     from arena.web import serving
-    from worker import db
+    from worker import broker, db
 
     listener = listen(args.host, args.port)
-    with listener, store_errors(), db.database_url() as url, Store.open(url) as store:
+    with (
+        listener,
+        store_errors(),
+        db.database_url() as url,
+        broker.redis_url() as redis_url,
+        Store.open(url) as store,
+    ):
         port = listener.getsockname()[1]
         # serving.config: an address too long to read answers 414, not a reset connection
-        config = serving.config(create_site(store), host=args.host, port=port, log_level="warning")
+        site = create_site(store, redis_url=redis_url)
+        config = serving.config(site, host=args.host, port=port, log_level="warning")
         print(f"arena web: open http://{args.host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
         uvicorn.Server(config).run(sockets=[listener])
     return 0

@@ -1,0 +1,183 @@
+"""``arena`` used remotely (docs/api.md, "Remote use"): a bot author with only a key and
+the platform's address — no database, no broker — submits a bot, creates a tournament
+that the platform's workers play, and reads the standings, through a real ``arena web``
+process; every answer is the one the same user gets on the platform's own machine, and
+refusals exit as they do there. Real Postgres, Redis, worker, referee and bot
+processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
+from worker import broker, db
+
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
+GAME = "hollywood-gin"
+RANDOM = str(EXAMPLES / "random_bot.py")
+
+
+@pytest.fixture
+def web(platform_env: PlatformEnv) -> Iterator[str]:
+    """``arena web`` over the test's platform: its address."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "web", "--port", "0"],
+        env=platform_env.env,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert found is not None, line
+        yield found.group(0)
+    finally:
+        process.terminate()
+        process.wait(20)
+
+
+class Arena:
+    """``arena`` as one user, on the platform's machine (its database's address and the
+    user's key) or remotely (the platform's address and the key, nothing else)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.env, self.cwd = env, cwd
+
+    def __call__(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", *argv],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=self.cwd,
+        )
+
+    def ok(self, *argv: str) -> str:
+        done = self(*argv)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+
+def _both(platform_env: PlatformEnv, web: str, key: str, tmp_path: Path) -> tuple[Arena, Arena]:
+    local = {**platform_env.env, "ARENA_API_KEY": key}
+    remote = {
+        k: v
+        for k, v in platform_env.env.items()
+        if k not in (db.DATABASE_URL_ENV, broker.REDIS_URL_ENV, broker.REDIS_PREFIX_ENV)
+    }
+    remote.update(
+        ARENA_PLATFORM=web,
+        ARENA_API_KEY=key,
+        ARENA_HOME=str(tmp_path / "nothing-here"),  # no embedded server could start unseen
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    return Arena(local, ROOT), Arena(remote, ROOT)  # one folder: the hints name it alike
+
+
+def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
+    platform_env: PlatformEnv, web: str, tmp_path: Path
+) -> None:
+    env = platform_env
+    ann = json.loads(env.arena("user", "create", "ann", "--json").stdout)["key"]
+    house = env.arena("bot", "submit", str(EXAMPLES / "minimal_bot.py"), "--name", "house",
+                      "--owner", "arena", "--game", GAME)  # fmt: skip
+    assert house.returncode == 0, house.stderr
+    local, remote = _both(env, web, ann, tmp_path)
+
+    # submit: a new version, then the same content is that version, both ways alike
+    stored = remote.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
+    assert stored.startswith("stored anns@v1 (hollywood-gin)"), stored
+    again = remote.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
+    assert "already holds this content" in again
+    assert local.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME) == again
+    anns = env.store.bot_by_name("anns")
+    assert anns is not None and anns.owner == "ann"
+
+    # a tournament of her bot and a house bot, played by the platform's worker
+    create = ("tournament", "create", "--game", GAME, "--bots", "anns,house", "--games", "2")
+    made = json.loads(remote.ok(*create, "--option", "max_hands=1", "--json"))
+    tournament = made["tournament"]
+    assert env.store.tournament(tournament).created_by == "ann"
+    env.start_worker()
+    env.wait_for(
+        lambda: env.store.tournament_progress(tournament)["done"] == made["matches"],
+        180,
+        "the platform's worker to play the tournament",
+    )
+
+    # every read answers alike, text and JSON
+    for argv in (
+        ("tournament", "standings", str(tournament)),
+        ("tournament", "standings", str(tournament), "--json"),
+        ("tournament", "list", "--json"),
+        ("bot", "list"),
+        ("bot", "list", "--json"),
+        ("bot", "show", "anns"),
+        ("bot", "show", "house", "--json"),
+    ):
+        assert remote.ok(*argv) == local.ok(*argv), argv
+    standings = json.loads(remote.ok("tournament", "standings", str(tournament), "--json"))
+    assert standings["progress"]["done"] == made["matches"]
+    assert sum(line["matches"] for line in standings["standings"]) == 2 * made["matches"]
+
+    # refusals exit alike, with the same line
+    for argv in (
+        ("bot", "submit", RANDOM, "--name", "house", "--game", GAME),
+        ("bot", "retire", "house"),
+        ("tournament", "create", "--game", GAME, "--bots", "anns,nobody"),
+        ("bot", "show", "nobody"),
+    ):
+        far, near = remote(*argv), local(*argv)
+        assert far.returncode == near.returncode == 2, (argv, far.stderr, near.stderr)
+        assert far.stderr == near.stderr, argv
+    assert [v.version.label for v in env.store.bot_versions(env.store.bot_by_name("house").id)] == [  # type: ignore[union-attr]
+        "house@v1"
+    ]
+
+
+def test_remote_use_refuses_a_bad_key_and_says_when_the_platform_is_away(
+    platform_env: PlatformEnv, web: str, tmp_path: Path
+) -> None:
+    _, remote = _both(platform_env, web, "0123456789ab." + "x" * 43, tmp_path)
+    refused = remote("bot", "submit", RANDOM, "--name", "x", "--game", GAME)
+    assert refused.returncode == 2
+    assert "the bearer key is no key of this platform" in refused.stderr
+    assert platform_env.store.bot_by_name("x") is None
+    away = Arena({**remote.env, "ARENA_PLATFORM": "http://127.0.0.1:9"}, tmp_path)
+    gone = away("bot", "list")
+    assert gone.returncode == 3 and "does not answer" in gone.stderr, gone.stderr
+
+
+def test_arena_login_checks_the_key_and_keeps_it_for_the_user_commands(
+    platform_env: PlatformEnv, web: str, tmp_path: Path
+) -> None:
+    ann = json.loads(platform_env.arena("user", "create", "ann", "--json").stdout)["key"]
+    _, remote = _both(platform_env, web, ann, tmp_path)
+    bare = {k: v for k, v in remote.env.items() if k not in ("ARENA_PLATFORM", "ARENA_API_KEY")}
+    arena = Arena(bare, tmp_path)
+    wrong = arena("login", web, "--key", "0123456789ab." + "x" * 43)
+    assert wrong.returncode == 2 and "no key of this platform" in wrong.stderr
+    kept = Path(bare["XDG_CONFIG_HOME"]) / "rummy-arena" / "platform.toml"
+    assert not kept.exists()
+    said = arena.ok("login", web, "--key", ann)
+    assert f"logged in to {web} as owner ann" in said
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    stored = arena.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
+    assert stored.startswith("stored anns@v1")
+    bot = platform_env.store.bot_by_name("anns")
+    assert bot is not None and bot.owner == "ann"
+    assert os.environ.get("ARENA_PLATFORM") is None  # the test run itself stays local
