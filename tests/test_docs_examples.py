@@ -206,6 +206,8 @@ NOT_RUN: dict[str, str] = {
     "`arena bot submit` of an example bot is run",
     "arena bot retire": "needs the reader's bot in the store (tests/test_users.py retires bots)",
     "arena user key": "needs a user made first (tests/test_users.py makes, lists and revokes keys)",
+    "arena login": "needs a platform served by `arena web` and a key (tests/test_remote.py "
+    "logs in to one)",
     "ARENA_API_KEY=": "KEY stands for a key `arena user create` printed (tests/test_users.py "
     "submits with keys)",
 }
@@ -226,6 +228,10 @@ BLOCKS_NOT_RUN: dict[tuple[str, str], str] = {
     "(minutes of measuring, on a quiet machine)",
     ("duels.md", "24 games"): "the output of an `arena duel` on the platform",
     ("viewer.md", "{"): "the export of a played match (`arena export`)",
+    ("api.md", '{"error": {"code": "invalid"'): "an API error; tests/test_api.py checks "
+    "this one's code, field and message (test_errors_name_the_field_and_nothing_is_stored)",
+    ("api.md", "curl -s http://127.0.0.1:8000"): "needs `arena web` serving a platform; "
+    "tests/test_api.py makes these requests",
 }
 
 

@@ -167,7 +167,17 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     assert layer_of("arena.app.bots") < layer_of("arena.commands.bot_registry")
 
 
-FRONT_ENDS = ("arena.cli", "arena.commands", "arena.web", "arena.platform", "arena.bench")
+FRONT_ENDS = (
+    "arena.cli",
+    "arena.commands",
+    "arena.web",
+    "arena.api",
+    "arena.site",
+    "arena.serving",
+    "arena.remote",
+    "arena.platform",
+    "arena.bench",
+)
 
 
 def test_the_application_layer_imports_no_front_end_not_even_inside_a_function() -> None:
@@ -191,3 +201,66 @@ def test_the_application_layer_imports_no_front_end_not_even_inside_a_function()
                 if any(target == p or target.startswith(p + ".") for p in FRONT_ENDS)
             ]
     assert found == []
+
+
+def _runs_ever(tree: ast.Module) -> Iterator[ast.AST]:
+    """The nodes of a module that may ever run: all but ``if TYPE_CHECKING`` blocks (an
+    import for annotations only), function bodies included."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _all_imports(name: str) -> set[str]:
+    """Every name a module imports, wherever the import is written (inside functions
+    too; not those for annotations only), ours resolved to modules."""
+    out = set()
+    for node in _runs_ever(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                out.add(full if full in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    out.discard(name)
+    return out
+
+
+FULL_GRAPH = {name: _all_imports(name) for name in MODULES}
+
+#: The front ends (docs/architecture.md, decision 14): each parses, calls the application
+#: layer and renders, and none imports another. ``arena.site`` puts the pages and the API
+#: side by side for ``arena web``, and ``arena.serving`` serves it; the benchmarks
+#: (``arena.bench``) measure the front ends, so they may import them.
+FRONT_END_GROUPS: dict[str, tuple[str, ...]] = {
+    "the command line": ("arena.cli", "arena.commands", "arena.remote", "arena.platform"),
+    "the web pages": ("arena.web",),
+    "the API": ("arena.api",),
+}
+
+
+def _group(name: str) -> str | None:
+    for group, prefixes in FRONT_END_GROUPS.items():
+        if any(name == p or name.startswith(p + ".") for p in prefixes):
+            return group
+    return None
+
+
+def test_no_front_end_imports_another_not_even_inside_a_function() -> None:
+    crossing = [
+        f"{name} ({_group(name)}) imports {target} ({_group(target)})"
+        for name, targets in FULL_GRAPH.items()
+        if _group(name) is not None
+        for target in targets
+        if _group(target) not in (None, _group(name))
+    ]
+    assert crossing == []
+
+
+def test_no_circle_even_through_imports_inside_functions() -> None:
+    assert find_circle(FULL_GRAPH) is None

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from arena.app.replay import frame, load, to_json
 from arena.bench.web import add_bots, store_played_match
 from arena.cli import main
 from arena.web import app as web_app
 from arena.web.app import create_app
-from arena.web.replay import frame, load, to_json
 from referee.cards import Card
 from referee.engine import GameState
 from referee.games import game_names, get_game

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from arena.app.replay import load, summary
 from arena.web.app import create_app
-from arena.web.replay import load, summary
 from referee.cards import Card
 from referee.engine import Event
 from referee.games import game_names, get_game

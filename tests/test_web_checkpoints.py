@@ -1,4 +1,4 @@
-"""The replay's kept engine states (``arena.web.replay.Checkpoints``) against the plain
+"""The replay's kept engine states (``arena.app.replay.Checkpoints``) against the plain
 re-run from the deal: every frame made from a kept state, for every game, at every step
 and seat, in any order and from several threads at once, equals the frame replayed from
 the start; and the bound on replay work done at once (docs/performance.md, "The web
@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from arena.app import replay
 from arena.bench.web import add_bots, store_played_match
 from arena.web import app as web_app
-from arena.web import replay
 from arena.web.app import create_app
 from referee.games import game_names
 from tests.test_web import OPTIONS, SEATS, SEEDS, World, build

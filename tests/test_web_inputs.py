@@ -16,8 +16,8 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
+from arena import serving
 from arena.bench.web import add_bots, store_played_match
-from arena.web import serving
 from arena.web.app import create_app
 from worker.store import Store
 
@@ -134,7 +134,7 @@ def test_the_same_routes_answer_good_values(web: tuple[TestClient, int]) -> None
 
 @contextlib.contextmanager
 def served(app: Any) -> Iterator[int]:
-    """``app`` served as ``arena web`` serves it (``arena.web.serving``) on a free port,
+    """``app`` served as ``arena web`` serves it (``arena.serving``) on a free port,
     in a thread of this process: the port."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import NotFound
-from worker.store import PLATFORM_USER, BotVersion, SeatMatch, Store, StoreError, Tournament
+from worker.store import (
+    PLATFORM_USER,
+    BotVersion,
+    Ladder,
+    LadderStanding,
+    SeatMatch,
+    Store,
+    StoreError,
+    Tournament,
+)
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
@@ -206,3 +215,22 @@ def standings(store: Store, actor: Actor, tournament_id: int) -> dict[str, Any]:
         ],
         "first_match": first[0].id if first else None,
     }
+
+
+def ladder_rows(store: Store, game: str) -> tuple[Ladder | None, list[LadderStanding]]:
+    """The game's ladder (the one named after the game, else the first) and its pool,
+    best first by conservative rating (placing and unrated versions last)."""
+    from worker import skill
+
+    ladders = store.ladders(game=game)
+    if not ladders:
+        return None, []
+    chosen = next((lad for lad in ladders if lad.name == game), ladders[0])
+    rows = store.ladder_standings(chosen)
+
+    def key(row: LadderStanding) -> tuple[int, float]:
+        if row.mu is None or row.sigma is None:
+            return (1, 0.0)
+        return (0, -skill.conservative(row.mu, row.sigma))
+
+    return chosen, sorted(rows, key=key)

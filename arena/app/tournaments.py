@@ -18,7 +18,7 @@ from referee.engine import EngineError
 from referee.games import get_game
 from worker.schedule import MAX_MATCHES, ScheduleError, gauntlet, round_robin, tables_count
 from worker.store import ScheduledMatch, Store
-from worker.store.bots import is_bot_name, parse_label
+from worker.store.bots import parse_label
 
 #: How a tournament pairs its bots: everyone against everyone, or the first bot against
 #: each of the others.
@@ -87,7 +87,7 @@ def resolve_bots(store: Store, actor: Actor, game: str, names: Sequence[str]) ->
     versions = []
     for entry in names:
         name, wanted = parse_label(entry)
-        bot = store.bot_by_name(name) if is_bot_name(name) else None
+        bot = store.bot_by_name(name) if "\x00" not in name else None  # text holds no NUL
         if bot is None:
             raise NotFound(f"no bot named {name!r}; register it with `arena bot submit`")
         check_entry(actor, bot)

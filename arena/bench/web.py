@@ -176,7 +176,7 @@ def _longest(store: Store, client: Any, match_id: int, requests: int) -> dict[st
     """The last step of the longest match: its first request (the kept states are made),
     then ``requests`` more; and its engine state made from the nearest kept state
     against the plain re-run from the deal, in process."""
-    from arena.web import replay
+    from arena.app import replay
 
     steps = _steps(store, match_id)
     url = f"/api/matches/{match_id}/steps/{steps}"
@@ -249,7 +249,7 @@ def _held_back(
 ) -> dict[str, Any]:
     """The held-back check of a match in tournaments of ``sizes`` queued matches (duplicate
     sets of two), against the check it replaces (the tournament listed, every row read)."""
-    from arena.web import replay
+    from arena.app import replay
     from worker.store import ScheduledMatch
 
     def by_listing(match: Any) -> bool:  # the check before: the whole tournament read

@@ -119,26 +119,3 @@ def bot_actions(sub: Any) -> Any:
         actions = parser.add_subparsers(dest="bot_command", required=True, metavar="ACTION")
         parser.set_defaults(bot_actions=actions)
     return parser.get_default("bot_actions")
-
-
-def clock_rules(pairs: list[str]) -> dict[str, int]:
-    """The ``--clock KEY=VALUE`` pairs as a clock (checked by the application layer)."""
-    from arena.app.errors import Invalid
-    from arena.app.tournaments import CLOCK_KEYS, check_clock
-    from arena.cli import CommandError
-
-    clock: dict[str, int] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in CLOCK_KEYS:
-            raise CommandError(
-                f"--clock {pair!r}: give KEY=VALUE with KEY one of {', '.join(CLOCK_KEYS)}"
-            )
-        try:
-            clock[key] = int(value)
-        except ValueError:
-            raise CommandError(f"--clock {pair!r}: {value!r} is not a whole number") from None
-    try:
-        return check_clock(clock)
-    except Invalid as exc:
-        raise CommandError(f"--clock: {exc}") from None

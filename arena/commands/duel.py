@@ -84,7 +84,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_duel(args: argparse.Namespace) -> int:
-    from arena.commands import clock_rules
+    from arena.commands.engine import clock_rules
     from arena.platform import platform
     from referee import settings
     from referee.engine import UnknownGameError

@@ -101,6 +101,28 @@ def game_options(game: str, pairs: list[str]) -> dict[str, Any]:
     return options
 
 
+def clock_rules(pairs: list[str]) -> dict[str, int]:
+    """The ``--clock KEY=VALUE`` pairs as a clock (checked by the application layer)."""
+    from arena.app.errors import Invalid
+    from arena.app.tournaments import CLOCK_KEYS, check_clock
+
+    clock: dict[str, int] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in CLOCK_KEYS:
+            raise CommandError(
+                f"--clock {pair!r}: give KEY=VALUE with KEY one of {', '.join(CLOCK_KEYS)}"
+            )
+        try:
+            clock[key] = int(value)
+        except ValueError:
+            raise CommandError(f"--clock {pair!r}: {value!r} is not a whole number") from None
+    try:
+        return check_clock(clock)
+    except Invalid as exc:
+        raise CommandError(f"--clock: {exc}") from None
+
+
 def table_size(game: str, size: int) -> int:
     """``size`` if ``game`` is played by that many; else one line naming the range."""
     spec = get_game(game)

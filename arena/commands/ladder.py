@@ -15,7 +15,7 @@ from arena.commands.db import with_store
 from arena.commands.engine import game_options, table_size
 
 if TYPE_CHECKING:
-    from worker.store import Ladder, LadderStanding, Store
+    from worker.store import Store
 
 #: How often a ladder run in the foreground (no cluster) ticks and redraws (seconds).
 FOREGROUND_TICK_S = 2.0
@@ -98,7 +98,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    from arena.commands import clock_rules
+    from arena.commands.engine import clock_rules
     from referee.engine import UnknownGameError
     from referee.games import get_game
 
@@ -239,33 +239,15 @@ def wide_console() -> Any:
     return Console(width=None if sys.stdout.isatty() else 160)
 
 
-def ladder_rows(store: Store, game: str) -> tuple[Ladder | None, list[LadderStanding]]:
-    """The game's ladder (the one named after the game, else the first) and its pool,
-    best first by conservative rating (placing and unrated versions last)."""
-    from worker import skill
-
-    ladders = store.ladders(game=game)
-    if not ladders:
-        return None, []
-    chosen = next((lad for lad in ladders if lad.name == game), ladders[0])
-    rows = store.ladder_standings(chosen)
-
-    def key(row: LadderStanding) -> tuple[int, float]:
-        if row.mu is None or row.sigma is None:
-            return (1, 0.0)
-        return (0, -skill.conservative(row.mu, row.sigma))
-
-    return chosen, sorted(rows, key=key)
-
-
 def leaderboard_table(store: Store, game: str) -> Any:
     """The leaderboard of ``game`` as a rich table: the ladder's rating with its interval
     and provisional mark, games and last played, beside the online Elo."""
     from rich.table import Table
 
+    from arena.app import reads
     from worker import skill
 
-    chosen, rows = ladder_rows(store, game)
+    chosen, rows = reads.ladder_rows(store, game)
     table = Table(title=f"{game}: ladder {chosen.name!r}" if chosen else game)
     for column in ("#", "bot", "rating", "95%", "games", "last played", "Elo"):
         table.add_column(column, justify="left" if column in ("bot", "last played") else "right")

@@ -220,7 +220,8 @@ def print_list(rows: list[dict[str, Any]], *, json_out: bool) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
-        from arena.commands.ladder import ladder_rows, leaderboard_table, wide_console
+        from arena.app.reads import ladder_rows
+        from arena.commands.ladder import leaderboard_table, wide_console
         from worker import skill
 
         rows = store.ratings(args.game)

@@ -18,14 +18,13 @@ from arena.cli import CommandError, Failed
 from arena.commands import (
     add_command,
     arena_command,
-    clock_rules,
     examples,
     game_argument,
     json_argument,
     option_argument,
 )
 from arena.commands.db import with_store
-from arena.commands.engine import game_options
+from arena.commands.engine import clock_rules, game_options
 from arena.commands.standings import (
     WIDE_ENOUGH,
     cmd_list,

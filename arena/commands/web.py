@@ -18,7 +18,7 @@ from arena.commands.db import store_errors, with_store
 from worker.store import Store
 
 if TYPE_CHECKING:
-    from arena.web.replay import StoredMatch
+    from arena.app.replay import StoredMatch
 
 #: A card in C2 notation, in event and action texts.
 CARD = re.compile(r"(?<![A-Za-z0-9=])(JK=)?([A2-9TJQK][CDHS]|JK)(?![A-Za-z0-9])")
@@ -95,8 +95,8 @@ def listen(host: str, port: int) -> socket.socket:
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from arena import serving
     from arena.site import create_site
-    from arena.web import serving
     from worker import broker, db
 
     listener = listen(args.host, args.port)
@@ -117,7 +117,7 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def _load(store: Store, match_id: int) -> StoredMatch:
-    from arena.web.replay import Unavailable, load
+    from arena.app.replay import Unavailable, load
 
     try:
         return load(store, match_id)
@@ -126,7 +126,7 @@ def _load(store: Store, match_id: int) -> StoredMatch:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from arena.web.replay import export
+    from arena.app.replay import export
 
     def body(store: Store) -> int:
         print(json.dumps(export(_load(store, args.id)), indent=1))
@@ -153,7 +153,7 @@ def coloured(text: str) -> str:
 def cmd_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.web.replay import Unavailable, frame
+    from arena.app.replay import Unavailable, frame
 
     console = Console(highlight=False)
 

@@ -31,7 +31,8 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.web import inputs, replay
+from arena.app import replay
+from arena.web import inputs
 from referee.games import game_names, get_game
 from worker.store import MATCH_STATES
 
@@ -163,7 +164,7 @@ class Viewer:
         )
 
     def leaderboard(self, request: Request) -> Response:
-        from arena.commands.ladder import ladder_rows
+        from arena.app.reads import ladder_rows
         from worker import skill
 
         game = request.path_params.get("game") or game_names()[0]

@@ -19,7 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 #: The most digits of a number the viewer reads (below 2^63, Postgres' bigint).
 MAX_DIGITS = 18
 #: The longest address (path and query, as sent) the viewer reads; its own links are a
-#: few dozen bytes. Longer: 414 (``arena.web.serving`` answers those the server cannot
+#: few dozen bytes. Longer: 414 (``arena.serving`` answers those the server cannot
 #: even buffer).
 MAX_URL_BYTES = 8 * 1024
 

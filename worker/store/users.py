@@ -190,8 +190,7 @@ class UserStore(StoreBase):
         }[kind]
         rows = self._run(
             lambda conn: conn.execute(
-                f"SELECT {when} FROM {table} WHERE {who} = %s AND {when} >= %s"  # noqa: S608
-                f" ORDER BY {when}",
+                f"SELECT {when} FROM {table} WHERE {who} = %s AND {when} >= %s ORDER BY {when}",
                 (user, since),
             ).fetchall()
         )
