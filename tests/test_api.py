@@ -14,9 +14,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from arena.app.limits import WINDOW
+from arena.app.matches import HELD
+from arena.bench.web import add_bots, store_played_match
 from arena.commands.bot_registry import package
 from arena.site import create_site
-from worker.store import PLATFORM_USER, Store
+from worker.store import PLATFORM_USER, ScheduledMatch, Store
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -280,3 +282,72 @@ def test_the_openapi_description_is_generated_and_served(api: TestClient) -> Non
     assert spec["info"]["title"] == "Rummy Arena" and spec["servers"] == [{"url": API}]
     assert {"/bots", "/bots/{name}/versions", "/tournaments", "/keys"} <= set(spec["paths"])
     assert "HTTPBearer" in spec["components"]["securitySchemes"]
+
+
+def test_matches_and_the_leaderboard_are_read_and_a_held_match_shows_nothing(
+    api: TestClient, store: Store
+) -> None:
+    versions = add_bots(store, GAME, 2, prefix="m")
+    done = store_played_match(store, GAME, versions, seed=3, options={"max_hands": 1})
+    shown = api.get(f"{API}/matches/{done}").json()
+    assert shown["state"] == "done" and shown["held"] is False
+    assert {s["bot"] for s in shown["seats"]} == {"m-0@v1", "m-1@v1"}
+    assert all("rank" in s for s in shown["seats"]) and shown["events"]
+    record = api.get(f"{API}/matches/{done}/record").json()
+    assert record["game"] == GAME and record["actions"]
+    last = len(record["actions"])
+    step = api.get(f"{API}/matches/{done}/steps/{last}").json()
+    assert step["step"] == last
+    mine = api.get(f"{API}/matches/{done}/steps/1?seat=0").json()
+    assert mine["step"] == 1
+    refused(api.get(f"{API}/matches/{done}/steps/{last + 1}"), 400, "invalid", f"steps 0..{last}")
+    refused(api.get(f"{API}/matches/{done}/steps/1?seat=5"), 400, "invalid", "seats 0..1")
+    refused(api.get(f"{API}/matches/99999"), 404, "not_found", "no match 99999")
+    board = api.get(f"{API}/leaderboard/{GAME}").json()
+    assert {line["bot"] for line in board} == {"m-0@v1", "m-1@v1"}
+    refused(api.get(f"{API}/leaderboard/chess"), 404, "not_found", "no game 'chess'")
+    # a duplicate deal with a sibling still queued: no result, no event, no record
+    tournament = store.create_tournament("held", GAME, versions, duplicate=True)
+    played = store_played_match(
+        store, GAME, versions, seed=9, tournament_id=tournament, options={"max_hands": 1},
+        duplicate_set=0, rotation=0,
+    )  # fmt: skip
+    store.schedule_matches(tournament, GAME, {"max_hands": 1}, [
+        ScheduledMatch((versions[1], versions[0]), 9, 0, 1)
+    ])  # fmt: skip
+    held = api.get(f"{API}/matches/{played}").json()
+    assert held["held"] is True and all("rank" not in s for s in held["seats"])
+    assert [e["text"] for e in held["events"]] == [HELD]
+    refused(api.get(f"{API}/matches/{played}/record"), 409, "held", "held back")
+    refused(api.get(f"{API}/matches/{played}/steps/0"), 409, "held")
+
+
+def test_retrying_and_cancelling_a_tournament_is_for_an_operator(
+    api: TestClient, store: Store
+) -> None:
+    ann, ops = user(store, "ann"), user(store, "ops", operator=True)
+    api.post(f"{API}/bots/a1/versions", json=submission(), headers=ann)
+    api.post(f"{API}/bots/a2/versions", json=submission("minimal_bot.py"), headers=ann)
+    made = api.post(
+        f"{API}/tournaments", json={"game": GAME, "bots": ["a1", "a2"], "games": 2}, headers=ann
+    ).json()
+    tournament = made["tournament"]
+    refused(
+        api.post(f"{API}/tournaments/{tournament}/retry", headers=ann),
+        403,
+        "forbidden",
+        "for an operator",
+    )
+    refused(
+        api.post(f"{API}/tournaments/{tournament}/cancel", headers=ann), 403, "forbidden", "cancel"
+    )
+    refused(api.post(f"{API}/tournaments/{tournament}/cancel"), 401, "unauthorized")
+    assert store.tournament_progress(tournament)["queued"] == made["matches"]
+    assert (
+        api.post(f"{API}/tournaments/{tournament}/retry", headers=ops).json()["queued_again"] == []
+    )
+    cancelled = api.post(f"{API}/tournaments/{tournament}/cancel", headers=ops).json()["cancelled"]
+    assert len(cancelled) == made["matches"]
+    assert store.tournament(tournament).state == "cancelled"
+    assert store.tournament_progress(tournament)["cancelled"] == made["matches"]
+    refused(api.post(f"{API}/tournaments/99999/cancel", headers=ops), 404, "not_found")

@@ -20,9 +20,17 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from arena.app import bots as app_bots
-from arena.app import reads, tournaments, users
+from arena.app import matches, reads, tournaments, users
 from arena.app.actors import ANONYMOUS, Actor, authenticate
-from arena.app.errors import AppError, Forbidden, Invalid, NotFound, RateLimited, Unauthorized
+from arena.app.errors import (
+    AppError,
+    Forbidden,
+    Held,
+    Invalid,
+    NotFound,
+    RateLimited,
+    Unauthorized,
+)
 from worker.store import ApiKey, Store, StoreError
 from worker.store.bots import NAME_MAX, is_bot_name
 
@@ -39,6 +47,7 @@ ERRORS: dict[type[AppError], tuple[int, str]] = {
     Unauthorized: (401, "unauthorized"),
     Forbidden: (403, "forbidden"),
     NotFound: (404, "not_found"),
+    Held: (409, "held"),
     Invalid: (400, "invalid"),
     RateLimited: (429, "rate_limited"),
 }
@@ -184,6 +193,10 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
             401: {"model": ErrorReply, "description": "the key is malformed, unknown or revoked"},
             403: {"model": ErrorReply, "description": "the key's user may not do this"},
             404: {"model": ErrorReply, "description": "no such thing"},
+            409: {
+                "model": ErrorReply,
+                "description": "held back while its duplicate deal is played",
+            },
             429: {"model": ErrorReply, "description": "too many writes this hour; see Retry-After"},
             503: {"model": ErrorReply, "description": "the platform's database is unreachable"},
         },
@@ -316,6 +329,47 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
     )
     def standings(tournament_id: Id, actor: Who) -> dict[str, Any]:
         return reads.standings(store, actor, tournament_id)
+
+    @api.post(
+        "/tournaments/{tournament_id}/retry", summary="Put its failed matches back (operators)"
+    )
+    def retry_tournament(tournament_id: Id, actor: Who) -> dict[str, Any]:
+        again = tournaments.retry(store, actor, tournament_id)
+        if again and dispatch is not None:
+            dispatch(tournament_id, len(again))
+        return {"tournament": tournament_id, "queued_again": again}
+
+    @api.post("/tournaments/{tournament_id}/cancel", summary="Cancel a tournament (operators)")
+    def cancel_tournament(tournament_id: Id, actor: Who) -> dict[str, Any]:
+        return {
+            "tournament": tournament_id,
+            "cancelled": tournaments.cancel(store, actor, tournament_id),
+        }
+
+    # -- matches and the leaderboard ----------------------------------------------------------
+
+    @api.get("/matches/{match_id}", summary="A match: its seats, results and public events")
+    def show_match(match_id: Id, actor: Who) -> dict[str, Any]:
+        return matches.show(store, actor, match_id)
+
+    @api.get("/matches/{match_id}/record", summary="A finished match's record as JSON")
+    def match_record(match_id: Id, actor: Who) -> dict[str, Any]:
+        return matches.export(store, actor, match_id)
+
+    @api.get("/matches/{match_id}/steps/{step}", summary="One step of a finished match's replay")
+    def match_step(
+        match_id: Id,
+        step: Annotated[int, Path(ge=0, le=10**7)],
+        actor: Who,
+        seat: Annotated[int | None, Query(ge=0, le=15, description="one seat's view")] = None,
+    ) -> dict[str, Any]:
+        return matches.step(store, actor, match_id, step, seat)
+
+    @api.get("/leaderboard/{game}", summary="A game's leaderboard, best first")
+    def leaderboard(
+        game: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])], actor: Who
+    ) -> list[dict[str, Any]]:
+        return reads.leaderboard(store, actor, game)
 
     # -- users and keys -----------------------------------------------------------------------
 

@@ -87,6 +87,7 @@ class Action(enum.Enum):
     ENTER = "enter"
     LADDER = "ladder"
     CANCEL = "cancel"
+    OPERATE = "operate"
     USERS = "users"
     KEYS = "keys"
 
@@ -176,6 +177,16 @@ RULES: dict[Action, Rule] = {
         "any",
         _operators,
         "cancelling is for an operator",
+    ),
+    Action.OPERATE: Rule(
+        "run the platform's work: start and stop ladders, run tournaments and put their "
+        "failed matches back, recompute the ratings",
+        "no",
+        "no",
+        "yes",
+        _operators,
+        "running the platform's work is for an operator (a tournament you create is played "
+        "by the platform's workers)",
     ),
     Action.USERS: Rule(
         "make users (operators too) and list them",

@@ -31,3 +31,8 @@ class RateLimited(AppError):
     def __init__(self, message: str, retry_after_s: int) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class Held(AppError):
+    """A match of a duplicate deal whose other matches are still being played: its record
+    and results are held back until they finish (docs/architecture.md, decision 13)."""

@@ -234,3 +234,51 @@ def ladder_rows(store: Store, game: str) -> tuple[Ladder | None, list[LadderStan
         return (0, -skill.conservative(row.mu, row.sigma))
 
     return chosen, sorted(rows, key=key)
+
+
+def leaderboard(store: Store, actor: Actor, game: str) -> list[dict[str, Any]]:
+    """The game's leaderboard, best first, as ``arena leaderboard --json``: the ladder's
+    pool with its ratings when the game has a ladder, else the online Elo of every rated
+    version."""
+    from referee.games import game_names
+    from worker import skill
+
+    require(actor, Action.READ, what=f"read the leaderboard of {game}")
+    if game not in game_names():
+        raise NotFound(f"no game {game!r}: the games are {', '.join(game_names())}")
+    ladder, pool = ladder_rows(store, game)
+    if ladder is None:
+        return [
+            {
+                "place": i + 1,
+                "bot": r.label,
+                "bot_version_id": r.bot_version_id,
+                "elo": round(r.rating, 1),
+                "games": r.games,
+            }
+            for i, r in enumerate(store.ratings(game))
+        ]
+    out: list[dict[str, Any]] = []
+    for i, p in enumerate(pool):
+        line: dict[str, Any] = {
+            "place": i + 1,
+            "bot": p.label,
+            "bot_version_id": p.version,
+            "ladder": ladder.name,
+            "ladder_games": p.games,
+            "last_played": p.last_played_at.isoformat() if p.last_played_at else None,
+            "elo": None if p.elo is None else round(p.elo, 1),
+            "rating": None,
+        }
+        if p.mu is not None and p.sigma is not None:
+            value, low, high = skill.display(p.mu, p.sigma)
+            line.update(
+                rating=round(value, 1),
+                low=round(low, 1),
+                high=round(high, 1),
+                mu=round(p.mu, 3),
+                sigma=round(p.sigma, 3),
+                provisional=skill.provisional(p.sigma),
+            )
+        out.append(line)
+    return out

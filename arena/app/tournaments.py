@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arena.app import limits
-from arena.app.actors import Actor
+from arena.app.actors import Action, Actor, require
 from arena.app.bots import check_entry
 from arena.app.errors import Invalid, NotFound
 from referee.clock import ClockRules
 from referee.engine import EngineError
 from referee.games import get_game
 from worker.schedule import MAX_MATCHES, ScheduleError, gauntlet, round_robin, tables_count
-from worker.store import ScheduledMatch, Store
+from worker.store import ScheduledMatch, Store, StoreError
 from worker.store.bots import parse_label
 
 #: How a tournament pairs its bots: everyone against everyone, or the first bot against
@@ -183,3 +183,26 @@ def create(
     if dispatch is not None:
         dispatch(tournament_id, len(pairings))
     return Created(tournament_id, len(pairings), game)
+
+
+def _known_tournament(store: Store, tournament_id: int) -> None:
+    try:
+        store.tournament(tournament_id)
+    except StoreError:
+        raise NotFound(f"no tournament {tournament_id} (see arena tournament list)") from None
+
+
+def retry(store: Store, actor: Actor, tournament_id: int) -> list[int]:
+    """Put the tournament's failed matches back in the queue with fresh attempts (a
+    second call finds none); their ids."""
+    require(actor, Action.OPERATE, what=f"put tournament {tournament_id}'s failed matches back")
+    _known_tournament(store, tournament_id)
+    return store.retry_failed(tournament_id)
+
+
+def cancel(store: Store, actor: Actor, tournament_id: int) -> list[int]:
+    """Cancel the tournament: its queued matches are cancelled (those running finish);
+    their ids."""
+    require(actor, Action.CANCEL, what=f"cancel tournament {tournament_id}")
+    _known_tournament(store, tournament_id)
+    return store.cancel_tournament(tournament_id)

@@ -488,6 +488,24 @@ class MatchStore(StoreBase):
 
         return self._run(op)
 
+    def cancel_tournament(self, tournament_id: int) -> list[int]:
+        """Cancel the tournament's queued matches (those running finish) and mark it
+        ``cancelled``, in one transaction; returns the cancelled matches' ids."""
+
+        def op(conn: psycopg.Connection) -> list[int]:
+            with conn.transaction():
+                rows = conn.execute(
+                    "UPDATE matches SET state = 'cancelled', finished_at = now()"
+                    " WHERE tournament_id = %s AND state = 'queued' RETURNING id",
+                    (tournament_id,),
+                ).fetchall()
+                conn.execute(
+                    "UPDATE tournaments SET state = 'cancelled' WHERE id = %s", (tournament_id,)
+                )
+            return sorted(int(r[0]) for r in rows)
+
+        return self._run(op)
+
     def cancel_match(self, match_id: int) -> bool:
         """Cancel a queued or running match; False if it had already ended."""
         row = self._run(

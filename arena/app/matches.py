@@ -1,0 +1,106 @@
+"""Matches as anyone may see them (``docs/api.md``, "Who may do what"): a match's seats,
+results and public events, its record as documented JSON, and each step of its replay.
+A match whose duplicate deal is still being played elsewhere shows no result and no
+event (:class:`~arena.app.errors.Held`): they tell what the other matches are dealt
+(``docs/architecture.md``, decision 13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.app import replay
+from arena.app.actors import Action, Actor, require
+from arena.app.errors import AppError, Held, Invalid, NotFound
+from referee.matchlog import public_events
+from referee.wire import decode_record
+from worker.store import Store
+
+HELD = (
+    "(the record is held back until every match of its duplicate deal has finished: it "
+    "shows the deal the others are still playing)"
+)
+
+
+def show(store: Store, actor: Actor, match_id: int) -> dict[str, Any]:
+    """A match: its state, seats with their results once it is done, and the public
+    events of its record (a held match shows neither), as ``arena match show --json``."""
+    require(actor, Action.READ, what=f"read match {match_id}")
+    match = store.match(match_id)
+    if match is None:
+        raise NotFound(f"no match {match_id} in the store")
+    labels = store.labels(match.seats)
+    held = match.id in store.held_matches([match.id])  # one indexed query over its set
+    seats = store.seat_results(match.id) if match.state == "done" and not held else []
+    events: list[tuple[int | None, str]] = []
+    if held:
+        events.append((None, HELD))
+    elif match.state == "done":
+        record = decode_record(store.record(match.id))
+        indexes = [a.index for a in record.actions]
+        for e in public_events(
+            record.game, record.seed, len(record.seats), record.options, indexes
+        ):
+            events.append((e.seat if e.HasField("seat") else None, e.text))
+    return {
+        "match": match.id,
+        "game": match.game,
+        "state": match.state,
+        "seed": match.seed,
+        "attempts": match.attempts,
+        "tournament": match.tournament_id,
+        "duplicate_set": match.duplicate_set,
+        "held": held,
+        "error": match.error,
+        "seats": [
+            {
+                "seat": i,
+                "bot": labels.get(v, str(v)),
+                **(
+                    {
+                        "rank": seats[i].rank,
+                        "score": seats[i].score,
+                        "status": seats[i].status,
+                        "forfeit": seats[i].forfeit,
+                    }
+                    if seats
+                    else {}
+                ),
+            }
+            for i, v in enumerate(match.seats)
+        ],
+        "events": [{"seat": seat, "text": text} for seat, text in events],
+    }
+
+
+def stored(store: Store, actor: Actor, match_id: int) -> replay.StoredMatch:
+    """The finished match with its record, for a replay or an export; :class:`NotFound`,
+    :class:`Held` or :class:`Invalid` saying why there is none."""
+    require(actor, Action.READ, what=f"read match {match_id}")
+    try:
+        return replay.load(store, match_id)
+    except replay.Unavailable as exc:
+        kind: type[AppError] = {"missing": NotFound, "held": Held}.get(exc.kind, Invalid)
+        raise kind(str(exc)) from None
+
+
+def record_bytes(store: Store, actor: Actor, match_id: int) -> bytes:
+    """The finished match's record as stored (``arena verify`` checks it)."""
+    return stored(store, actor, match_id).data
+
+
+def export(store: Store, actor: Actor, match_id: int) -> dict[str, Any]:
+    """The finished match's record as documented JSON (``docs/viewer.md``)."""
+    return replay.export(stored(store, actor, match_id))
+
+
+def step(
+    store: Store, actor: Actor, match_id: int, step: int, seat: int | None = None
+) -> dict[str, Any]:
+    """One step of the replay: the table after ``step`` actions, as every seat's cards or
+    as seat ``seat`` knew it."""
+    found = stored(store, actor, match_id)
+    if seat is not None and not 0 <= seat < len(found.record.seats):
+        raise Invalid(f"match {match_id} has seats 0..{len(found.record.seats) - 1}")
+    if not 0 <= step <= len(found.record.actions):
+        raise Invalid(f"match {match_id} has steps 0..{len(found.record.actions)}")
+    return replay.frame(found, step, seat)
