@@ -31,14 +31,13 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.app import replay
+from arena.app import reads, replay
 from arena.web import inputs
 from referee.games import game_names, get_game
 from worker.store import MATCH_STATES
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
-    from worker.standings import Standings
     from worker.store import Match, SeatMatch, Store, Tournament
 
 HERE = Path(__file__).parent
@@ -219,7 +218,7 @@ class Viewer:
             t = self.store.tournament(tid)
         except StoreError:
             raise replay.Unavailable("missing", f"there is no tournament {tid}") from None
-        table, fit, held = _standings(self.store, t)
+        table, fit, held = reads.shown_standings(self.store, t)
         order = [line.version for line in table.lines]
         cross = []
         for line in table.lines:
@@ -558,43 +557,6 @@ def _held_live(match_id: int) -> replay.Unavailable:
         f"match {match_id} is held back until every other match of its duplicate deal has "
         "finished: its events would show the cards they are playing",
     )
-
-
-def _standings(
-    store: Store, tournament: Tournament
-) -> tuple[Standings, BradleyTerryFit | None, int]:
-    """The tournament's standings and batch fit over the results that may be shown: a
-    duplicate set with a match still queued or running counts none of its results yet
-    (docs/architecture.md, decision 13); and how many finished matches are left out for
-    that. The same fit as the store's (``Store.bradley_terry_fit``: one cluster per match,
-    or per set), over those results."""
-    from worker import ratings
-    from worker.standings import standings
-
-    results = store.tournament_results(tournament.id)
-    held = store.held_matches([r.match_id for r in results if r.duplicate_set is not None])
-    shown = [r for r in results if r.match_id not in held]
-    tally = ratings.PairwiseTally()
-    for r in shown:
-        cluster = (
-            ("match", r.match_id)
-            if r.duplicate_set is None
-            else ("set", (tournament.id, r.duplicate_set))
-        )
-        tally.add_match(
-            [ratings.SeatResult(s.version, s.rank, s.forfeit) for s in r.seats], cluster
-        )
-    batch: list[Any] = []
-    fit = None
-    if shown:
-        try:
-            batch = ratings.bradley_terry(tally)
-            fit = ratings.fit_bradley_terry(tally)
-        except ratings.NoFiniteFit:
-            batch, fit = [], None
-    labels = store.labels(tournament.entries)
-    elo = {r.bot_version_id: r.rating for r in store.ratings(tournament.game)}
-    return standings(tournament.entries, labels, shown, elo, batch), fit, len(held)
 
 
 #: How a tournament page names the settings a tournament was made with, in the order it
