@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the worker", ("worker",)),
     # decision 14: every operation, with who asks, below the front ends that call it
     ("the application layer", ("arena.app",)),
-    ("the command line and the web app", ("arena",)),
+    ("the front ends: the command line, the web pages, the API", ("arena",)),
 )
 PURE_UP_TO = "engines"
 IMPURE = ("grpc", "google.protobuf", "rummyarena")
