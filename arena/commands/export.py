@@ -1,0 +1,35 @@
+"""``arena export``: a stored match's record as JSON, the form of ``docs/viewer.md``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from arena.commands import add_command, examples
+from arena.commands.db import with_store
+from arena.commands.replay import load_match
+from worker.store import Store
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add ``arena export``."""
+    e = add_command(
+        sub,
+        "export",
+        help="a stored match's record as JSON, the form of docs/viewer.md",
+        examples=examples("arena export 12 > match-12.json", "arena export 12 | jq .seed"),
+    )
+    e.add_argument("id", type=int, help="the match's id in the store")
+    e.add_argument("--format", choices=["json"], default="json", help="the form (default json)")
+    e.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from arena.app.replay import export
+
+    def body(store: Store) -> int:
+        print(json.dumps(export(load_match(store, args.id)), indent=1))
+        return 0
+
+    return with_store(body)
