@@ -351,3 +351,32 @@ def test_retrying_and_cancelling_a_tournament_is_for_an_operator(
     assert store.tournament(tournament).state == "cancelled"
     assert store.tournament_progress(tournament)["cancelled"] == made["matches"]
     refused(api.post(f"{API}/tournaments/99999/cancel", headers=ops), 404, "not_found")
+
+
+def test_an_owner_withdraws_their_bot_from_a_ladder_and_lets_it_join_again(
+    api: TestClient, store: Store
+) -> None:
+    ann, bob = user(store, "ann"), user(store, "bob")
+    api.post(f"{API}/bots/anns/versions", json=submission(), headers=ann)
+    api.post(f"{API}/bots/bobs/versions", json=submission("minimal_bot.py"), headers=bob)
+    ladder = store.start_ladder(GAME, GAME, {})
+
+    def pool() -> set[str]:
+        return {row.label for row in store.ladder_standings(ladder)}
+
+    assert pool() == {"anns@v1", "bobs@v1"}  # every bot of the game, unless withdrawn
+    path = f"{API}/ladders/{GAME}/bots/anns"
+    refused(api.delete(path), 401, "unauthorized")
+    refused(api.delete(path, headers=bob), 403, "forbidden", "withdraw bot 'anns' of ann")
+    assert pool() == {"anns@v1", "bobs@v1"}
+    gone = api.delete(path, headers=ann).json()
+    assert gone == {"ladder": GAME, "bot": "anns", "member": False, "changed": True}
+    assert pool() == {"bobs@v1"}
+    assert api.delete(path, headers=ann).json()["changed"] is False  # withdrawn already
+    refused(api.post(path, headers=bob), 403, "forbidden", "enter bot 'anns' of ann")
+    assert api.post(path, headers=ann).json()["changed"] is True
+    assert pool() == {"anns@v1", "bobs@v1"}
+    refused(
+        api.post(f"{API}/ladders/nowhere/bots/anns", headers=ann), 404, "not_found", "no ladder"
+    )
+    refused(api.post(f"{API}/ladders/{GAME}/bots/nobody", headers=ann), 404, "not_found", "no bot")

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from arena.app import bots as app_bots
-from arena.app import matches, reads, tournaments, users
+from arena.app import ladders, matches, reads, tournaments, users
 from arena.app.actors import ANONYMOUS, Actor, authenticate
 from arena.app.errors import (
     AppError,
@@ -370,6 +370,26 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
         game: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])], actor: Who
     ) -> list[dict[str, Any]]:
         return reads.leaderboard(store, actor, game)
+
+    # -- ladders ------------------------------------------------------------------------------
+
+    @api.post("/ladders/{ladder}/bots/{name}", summary="Let a bot join a ladder's pool again")
+    def join_ladder(
+        ladder: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])],
+        name: Name,
+        actor: Who,
+    ) -> dict[str, Any]:
+        done = ladders.set_member(store, actor, ladder, name, True)
+        return {"ladder": done.ladder, "bot": done.bot, "member": True, "changed": done.changed}
+
+    @api.delete("/ladders/{ladder}/bots/{name}", summary="Withdraw a bot from a ladder's pool")
+    def withdraw_from_ladder(
+        ladder: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])],
+        name: Name,
+        actor: Who,
+    ) -> dict[str, Any]:
+        done = ladders.set_member(store, actor, ladder, name, False)
+        return {"ladder": done.ladder, "bot": done.bot, "member": False, "changed": done.changed}
 
     # -- users and keys -----------------------------------------------------------------------
 

@@ -67,7 +67,8 @@ def _ladder(row: Mapping[str, Any]) -> Ladder:
 
 
 #: The newest version of every bot of the ladder's game, with its ladder rating and Elo;
-#: a retired bot leaves the pool (its finished matches are still rated).
+#: a retired bot, or one withdrawn from the ladder, leaves the pool (its finished matches
+#: are still rated).
 _POOL = """
     SELECT DISTINCT ON (v.bot_id) v.id, b.name || '@v' || v.version, lr.mu, lr.sigma,
         coalesce(lr.games, 0), lr.last_played_at, r.rating
@@ -75,6 +76,8 @@ _POOL = """
     LEFT JOIN ladder_ratings lr ON lr.ladder_id = %(ladder)s AND lr.bot_version_id = v.id
     LEFT JOIN ratings r ON r.game = v.game AND r.bot_version_id = v.id
     WHERE v.game = %(game)s AND b.retired_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM ladder_withdrawals w
+                      WHERE w.ladder_id = %(ladder)s AND w.bot_id = b.id)
     ORDER BY v.bot_id, v.version DESC"""
 
 
@@ -123,6 +126,19 @@ class LadderStore(StoreBase):
             return [_ladder(r) for r in rows]
 
         return self._run(op)
+
+    def set_withdrawn(self, ladder_id: int, bot_id: int, withdrawn: bool) -> bool:
+        """Withdraw the bot from the ladder's pool, or let it join again; whether that
+        changed anything."""
+        sql = (
+            "INSERT INTO ladder_withdrawals (ladder_id, bot_id) VALUES (%s, %s)"
+            " ON CONFLICT DO NOTHING RETURNING bot_id"
+            if withdrawn
+            else "DELETE FROM ladder_withdrawals WHERE ladder_id = %s AND bot_id = %s"
+            " RETURNING bot_id"
+        )
+        row = self._run(lambda conn: conn.execute(sql, (ladder_id, bot_id)).fetchone())
+        return row is not None
 
     def ladder_standings(self, ladder: Ladder) -> list[LadderStanding]:
         """The ladder's pool (the newest version of each bot of its game)."""

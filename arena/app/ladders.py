@@ -1,0 +1,49 @@
+"""Ladders as their users act on them (``docs/api.md``, "Who may do what"): a bot's owner
+withdraws it from a ladder's pool or lets it join again (every bot of the ladder's game
+is in the pool unless withdrawn or retired)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.app.actors import Action, Actor, require
+from arena.app.errors import Invalid, NotFound
+from worker.store import Ladder, Store
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """Whether a bot is in a ladder's pool now, and whether this call changed it."""
+
+    ladder: str
+    bot: str
+    member: bool
+    changed: bool
+
+
+def _ladder(store: Store, name: str) -> Ladder:
+    found = next((lad for lad in store.ladders() if lad.name == name), None)
+    if found is None:
+        raise NotFound(f"no ladder named {name!r} (see arena ladder status)")
+    return found
+
+
+def set_member(store: Store, actor: Actor, ladder: str, bot: str, member: bool) -> Membership:
+    """Let the bot ``bot`` join the ladder ``ladder`` (``member``) or withdraw it; its
+    matches already queued still play, and its finished ones stay rated."""
+    found = _ladder(store, ladder)
+    owned = store.bot_by_name(bot) if "\x00" not in bot else None
+    if owned is None:
+        raise NotFound(f"no bot named {bot!r} (see arena bot list)")
+    verb = "enter bot" if member else "withdraw bot"
+    require(
+        actor,
+        Action.LADDER,
+        whose=owned.owner,
+        what=f"{verb} {bot!r} of {owned.owner} {'in' if member else 'from'} ladder {ladder!r}",
+    )
+    games = {v.version.game for v in store.bot_versions(owned.id)}
+    if found.game not in games:
+        raise Invalid(f"bot {bot!r} has no version for {found.game}, the game of ladder {ladder!r}")
+    changed = store.set_withdrawn(found.id, owned.id, not member)
+    return Membership(found.name, owned.name, member, changed)
