@@ -1,6 +1,5 @@
-"""``arena tournament create | run | watch | standings | list`` and ``arena leaderboard``:
-round-robin tournaments played by the workers, and the ratings they give
-(``docs/tournaments.md``)."""
+"""``arena tournament create | run | retry | watch | standings | list``: round-robin
+tournaments played by the workers, and the ratings they give (``docs/tournaments.md``)."""
 
 from __future__ import annotations
 
@@ -50,7 +49,7 @@ IDLE_HINT_S = 15.0
 
 
 def register(sub: Any, bench_sub: Any) -> None:
-    """Add this module's commands."""
+    """Add ``arena tournament`` and its actions, and ``arena bench tournament``."""
     t = add_command(
         sub,
         "tournament",
@@ -82,26 +81,8 @@ def register(sub: Any, bench_sub: Any) -> None:
     c.add_argument(
         "--games", type=int, default=2, metavar="N", help="matches per table (default 2)"
     )
-    _schedule_arguments(c)
+    schedule_arguments(c)
     c.set_defaults(func=cmd_create)
-
-    g = add_command(
-        sub,
-        "gauntlet",
-        help="one bot against each of a list of bots, N matches each (a tournament)",
-        examples=examples(
-            "arena gauntlet heur --against rnd,mini --game hollywood-gin --run",
-            "arena gauntlet heur --against a,b,c --game rummy-500 --games 4 --duplicate",
-        ),
-    )
-    g.add_argument("hero", metavar="BOT", help="the bot that plays every match")
-    g.add_argument("--against", required=True, help="comma-separated opponents")
-    game_argument(g)
-    g.add_argument(
-        "--games", type=int, default=10, metavar="N", help="matches per opponent (default 10)"
-    )
-    _schedule_arguments(g)
-    g.set_defaults(func=cmd_gauntlet)
 
     r = add_command(
         tsub,
@@ -191,8 +172,9 @@ def _clock_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _schedule_arguments(p: argparse.ArgumentParser) -> None:
-    """What a tournament and a gauntlet are scheduled with, and how they are run."""
+def schedule_arguments(p: argparse.ArgumentParser) -> None:
+    """What a tournament and a gauntlet (``arena gauntlet``) are scheduled with, and how
+    they are run."""
     p.add_argument(
         "--table-size",
         type=int,
@@ -280,21 +262,16 @@ def create(
     return made.tournament, made.matches
 
 
-def cmd_gauntlet(args: argparse.Namespace) -> int:
-    opponents = [b.strip() for b in args.against.split(",") if b.strip()]
-    if not opponents:
-        raise CommandError("--against needs at least one bot, comma-separated")
-    return _create_command(args, [args.hero, *opponents], "gauntlet")
-
-
 def cmd_create(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) < 2:
         raise CommandError("--bots needs at least two bots, comma-separated")
-    return _create_command(args, bots, "round-robin")
+    return create_command(args, bots, "round-robin")
 
 
-def _create_command(args: argparse.Namespace, bots: list[str], format: tournaments.Format) -> int:
+def create_command(args: argparse.Namespace, bots: list[str], format: tournaments.Format) -> int:
+    """Schedule a tournament of ``format`` between ``bots`` as the arguments of ``tournament
+    create`` or ``gauntlet`` say, here or on a remote platform, and play it with ``--run``."""
     options = game_options(args.game, args.option)
     clock = clock_rules(args.clock)
     platform = remote()
