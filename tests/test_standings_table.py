@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from arena.commands.standings import standings_table
+from arena.commands.tournament_standings import standings_table
 from worker.standings import standings
 from worker.store import SeatResultRow, TableResult
 

@@ -101,21 +101,42 @@ def place(rank: int) -> str:
 
 
 def bot_actions(sub: Any) -> Any:
-    """The ACTION subparsers of ``arena bot``, made by whichever command module asks first:
-    running a bot (``referee``) and registering one (``bot_registry``) live apart but share
-    the one ``bot`` command."""
-    parser = sub.choices.get("bot")
+    """The ACTION subparsers of ``arena bot``: running a bot (``bot_run``) and registering
+    one (``bot``) live apart but share the one command."""
+    return _actions(
+        sub,
+        "bot",
+        help="bot tools: run, submit, list, show, retire",
+        examples=examples(
+            "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
+            "arena bot submit bots/examples/heuristic_bot.py --game hollywood-gin",
+            "arena bot list",
+        ),
+    )
+
+
+def tournament_actions(sub: Any) -> Any:
+    """The ACTION subparsers of ``arena tournament``: scheduling and playing tournaments
+    (``tournament``) and reading their standings (``tournament_standings``) live apart
+    but share the one command."""
+    return _actions(
+        sub,
+        "tournament",
+        help="round-robin tournaments between registered bots",
+        examples=examples(
+            "arena tournament create --game hollywood-gin --bots rnd,heur,mini --games 4 --run",
+            "arena tournament standings 1",
+            "arena tournament list",
+        ),
+    )
+
+
+def _actions(sub: Any, name: str, *, help: str, examples: str) -> Any:
+    """The ACTION subparsers of the command ``name``, made by whichever command module
+    asks first."""
+    parser = sub.choices.get(name)
     if parser is None:
-        parser = add_command(
-            sub,
-            "bot",
-            help="bot tools: run, submit, list, show, retire",
-            examples=examples(
-                "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
-                "arena bot submit bots/examples/heuristic_bot.py --game hollywood-gin",
-                "arena bot list",
-            ),
-        )
-        actions = parser.add_subparsers(dest="bot_command", required=True, metavar="ACTION")
-        parser.set_defaults(bot_actions=actions)
-    return parser.get_default("bot_actions")
+        parser = add_command(sub, name, help=help, examples=examples)
+        actions = parser.add_subparsers(dest=f"{name}_command", required=True, metavar="ACTION")
+        parser.set_defaults(**{f"{name}_actions": actions})
+    return parser.get_default(f"{name}_actions")

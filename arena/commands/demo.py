@@ -89,8 +89,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from arena.app.actors import local_actor
-    from arena.commands.standings import report
     from arena.commands.tournament import create, follow
+    from arena.commands.tournament_standings import report
     from arena.platform import platform
 
     if args.games is not None and args.games < 1:

@@ -1,5 +1,6 @@
-"""``arena tournament create | run | retry | watch | standings | list``: round-robin
-tournaments played by the workers, and the ratings they give (``docs/tournaments.md``)."""
+"""``arena tournament create | run | retry | watch``: round-robin tournaments played by
+the workers (``docs/tournaments.md``); their standings and the list of tournaments are
+``tournament_standings.py``'s."""
 
 from __future__ import annotations
 
@@ -21,13 +22,12 @@ from arena.commands import (
     game_argument,
     json_argument,
     option_argument,
+    tournament_actions,
 )
 from arena.commands.db import with_store
 from arena.commands.engine import clock_rules, game_options
-from arena.commands.standings import (
+from arena.commands.tournament_standings import (
     WIDE_ENOUGH,
-    cmd_list,
-    cmd_standings,
     print_report,
     report,
     standings_of,
@@ -49,19 +49,9 @@ IDLE_HINT_S = 15.0
 
 
 def register(sub: Any, bench_sub: Any) -> None:
-    """Add ``arena tournament`` and its actions, and ``arena bench tournament``."""
-    t = add_command(
-        sub,
-        "tournament",
-        help="round-robin tournaments between registered bots",
-        examples=examples(
-            "arena tournament create --game hollywood-gin --bots rnd,heur,mini --games 4 --run",
-            "arena tournament standings 1",
-            "arena tournament list",
-        ),
-    )
-    tsub = t.add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
-
+    """Add ``arena tournament create``, ``run``, ``retry`` and ``watch``, and ``arena bench
+    tournament``."""
+    tsub = tournament_actions(sub)
     c = add_command(
         tsub,
         "create",
@@ -118,25 +108,6 @@ def register(sub: Any, bench_sub: Any) -> None:
     w.add_argument("id", type=int)
     json_argument(w, "the final standings")
     w.set_defaults(func=cmd_watch)
-
-    s = add_command(
-        tsub,
-        "standings",
-        help="cross-table, points, W/D/L, Elo, batch ratings",
-        examples=examples("arena tournament standings 1", "arena tournament standings 1 --json"),
-    )
-    s.add_argument("id", type=int)
-    json_argument(s, "the standings")
-    s.set_defaults(func=cmd_standings)
-
-    ls = add_command(
-        tsub,
-        "list",
-        help="the newest tournaments and their progress",
-        examples=examples("arena tournament list", "arena tournament list --json"),
-    )
-    json_argument(ls, "the tournaments")
-    ls.set_defaults(func=cmd_list)
 
     bench = add_command(
         bench_sub,
