@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from arena.commands.referee import main as arena_main
+from arena.commands.verify import main as arena_verify
 from referee.auth import SECRET_ENV, call_metadata
 from referee.record import MatchRecord
 from referee.wire import record_from_proto
@@ -116,7 +116,7 @@ class RefereeProcess:
         with os.fdopen(fd, "wb") as f:
             f.write(reply.record.SerializeToString())
         try:
-            assert arena_main(["verify", str(path)]) == 0, f"arena verify failed on {match_id}"
+            assert arena_verify(["verify", str(path)]) == 0, f"arena verify failed on {match_id}"
         finally:
             path.unlink()
         return record_from_proto(reply.record)
@@ -135,7 +135,7 @@ class RefereeProcess:
 def start_bot(path: Path, address: str, token: str, **env: str) -> subprocess.Popen[str]:
     """A bot process playing one seat through `arena bot run`."""
     return subprocess.Popen(
-        [PY, "-m", "arena.commands.referee", "bot", "run", str(path)],
+        [PY, "-m", "arena.commands.bot_run", "bot", "run", str(path)],
         env={**os.environ, "ARENA_REFEREE": address, "ARENA_TOKEN": token, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

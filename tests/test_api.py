@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from arena.app.limits import WINDOW
 from arena.app.matches import HELD
 from arena.bench.web import add_bots, store_played_match
-from arena.commands.bot_registry import package
+from arena.commands.bot import package
 from arena.site import create_site
 from worker.store import PLATFORM_USER, ScheduledMatch, Store
 

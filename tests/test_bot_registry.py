@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 
 from arena.app.actors import local_user_name
 from arena.cli import main
-from arena.commands.bot_registry import MANIFEST_FILE, package
+from arena.commands.bot import MANIFEST_FILE, package
 from arena.commands.tournament import resolve_bots
 from tests.store_fixtures import finished_match
 from worker.store import Store, StoreError

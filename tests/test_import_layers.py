@@ -164,7 +164,7 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     assert layer_of("referee.wire.views") > layer_of("referee.games.gin_hand")
     assert layer_of("referee.settings") < layer_of("referee.auth") < layer_of("worker.app")
     assert layer_of("worker.store") < layer_of("arena.app.actors") < layer_of("arena.web.app")
-    assert layer_of("arena.app.bots") < layer_of("arena.commands.bot_registry")
+    assert layer_of("arena.app.bots") < layer_of("arena.commands.bot")
 
 
 FRONT_ENDS = (

@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.commands.referee import main as arena_main
+from arena.commands.bot_run import main as arena_bot_run
 from bots.examples.random_bot import RandomBot
 from bots.sdk import client
 from bots.sdk.client import BotSessionError, serve
@@ -83,7 +83,7 @@ def create(
 def start_session_bot(path: Path, address: str, key: str, **env: str) -> subprocess.Popen[str]:
     """A bot process serving a session through `arena bot run --session-key`."""
     return subprocess.Popen(
-        [PY, "-m", "arena.commands.referee", "bot", "run", str(path), "--referee", address],
+        [PY, "-m", "arena.commands.bot_run", "bot", "run", str(path), "--referee", address],
         env={**os.environ, "ARENA_SESSION_KEY": key, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -411,7 +411,7 @@ def test_bot_run_takes_a_token_or_a_session_key(
 ) -> None:
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
     monkeypatch.delenv("ARENA_SESSION_KEY", raising=False)
-    code = arena_main(["bot", "run", str(RANDOM_BOT), "--referee", "127.0.0.1:1", *args])
+    code = arena_bot_run(["bot", "run", str(RANDOM_BOT), "--referee", "127.0.0.1:1", *args])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "--session-key" in err and "--token" in err, err

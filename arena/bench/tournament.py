@@ -123,7 +123,7 @@ def bench_tournament(
 
 
 def _register(store: Any) -> list[int]:
-    from arena.commands.bot_registry import package, store_version
+    from arena.commands.bot import package, store_version
 
     bot = package(RANDOM_BOT)
     return [

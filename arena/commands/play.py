@@ -121,7 +121,7 @@ def labels(paths: Sequence[Path]) -> list[str]:
 
 def check_bot(path: Path) -> None:
     """Load the bot file as ``arena bot run`` would; CommandError with one line if it fails."""
-    from arena.commands.referee import load_bot
+    from arena.commands.bot_run import load_bot
 
     try:
         load_bot(path)

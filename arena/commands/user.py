@@ -12,7 +12,7 @@ from typing import Any
 from arena.app import users
 from arena.app.actors import local_actor
 from arena.commands import add_command, examples, json_argument
-from arena.commands.bot_registry import print_table
+from arena.commands.bot import print_table
 from arena.commands.db import with_store
 from referee import settings
 from worker.store import ApiKey, NewKey, Store

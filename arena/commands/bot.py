@@ -1,5 +1,6 @@
 """Registering bots: ``arena bot submit|list|show|retire`` (docs/bots.md, "Registering a
-bot"). Who may submit or retire which bot is :mod:`arena.app.bots`' to say.
+bot"); ``arena bot run`` is ``bot_run.py``'s. Who may submit or retire which bot is
+:mod:`arena.app.bots`' to say.
 
 A bot is stored as a version: a tar archive of its code, built deterministically so that
 the same content is the same archive (and so the same version), and a manifest naming the
