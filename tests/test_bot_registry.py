@@ -206,6 +206,31 @@ def test_example_bots_list_and_show(cli_store: Store, capsys: pytest.CaptureFixt
     assert code == 2 and "no bot named 'nobody'" in err
 
 
+def test_a_listing_to_a_pipe_is_never_folded(
+    cli_store: Store, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Printed to a file or a pipe (here: captured), a table keeps each row on one line
+    whatever width the environment claims, so that scripts can read it."""
+    monkeypatch.setenv("COLUMNS", "30")
+    a_user(cli_store, "tester")
+    name = "a" * 40  # the longest a bot name may be
+    stored = submit_json(capsys, str(EXAMPLES / "random_bot.py"), "--game", GAME, "--name", name)
+    code, out, _ = arena(capsys, "bot", "list")
+    assert code == 0
+    assert [line.split() for line in out.splitlines()] == [
+        ["bot", "versions", "latest", "game", "elo"],
+        [name, "1", "v1", GAME, "unrated"],
+    ]
+    code, out, _ = arena(capsys, "bot", "show", name)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split() == ["version", "sha256", "game", "submitted", "by", "elo"]
+    version = lines[2].split()  # the date and the time of its submission are two words
+    assert version[:3] == ["v1", str(stored["content_hash"])[:12], GAME]
+    assert len(version) == 7 and version[-1] == "unrated"
+    assert lines[3:] == ["no matches yet"]
+
+
 def test_empty_registry(cli_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
     assert arena(capsys, "bot", "list")[1].startswith("no bots yet")
     assert arena(capsys, "bot", "list", "--json")[1].strip() == "[]"

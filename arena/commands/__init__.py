@@ -5,7 +5,9 @@ with :func:`add_command`, so its ``--help`` ends with example lines (docs/cli.md
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 #: The heading of the example lines at the end of every ``--help``.
@@ -98,6 +100,38 @@ def place(rank: int) -> str:
     n = rank + 1
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def wide_console() -> Any:
+    """A console for text and tables on stdout: the terminal's width, or 160 columns when
+    the output goes to a file or a pipe (rich's 80 would fold the tables)."""
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+def print_table(table: Any) -> None:
+    """Print a rich table on stdout, as every command prints its tables: at the terminal's
+    width (wrapping cells where it must), or, to a file or a pipe, which have no width, at
+    the table's own, so that no row is folded or cut."""
+    from rich.console import Console
+
+    Console(width=None if sys.stdout.isatty() else sys.maxsize).print(table)
+
+
+def plain_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> Any:
+    """A rich table of plain columns for listings that scripts and tests read: no box
+    and no padding at its edges, so a line is its cells two spaces apart, and each cell's
+    text as given (a name is never read as markup)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False)
+    for column in header:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
 
 
 def bot_actions(sub: Any) -> Any:

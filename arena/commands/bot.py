@@ -16,7 +16,6 @@ import json
 import os
 import tarfile
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,16 @@ from arena.app import bots as app_bots
 from arena.app import reads
 from arena.app.actors import local_actor
 from arena.cli import CommandError
-from arena.commands import add_command, bot_actions, examples, game_argument, json_argument, place
+from arena.commands import (
+    add_command,
+    bot_actions,
+    examples,
+    game_argument,
+    json_argument,
+    place,
+    plain_table,
+    print_table,
+)
 from arena.commands.db import with_store
 from arena.remote import remote
 from worker.store import BotVersion, Store
@@ -362,17 +370,19 @@ def print_bots(bots: list[dict[str, Any]], *, json_out: bool) -> int:
         print("no bots yet (arena bot submit PATH --game GAME)")
         return 0
     print_table(
-        [("bot", "versions", "latest", "game", "elo")]
-        + [
+        plain_table(
+            ("bot", "versions", "latest", "game", "elo"),
             (
-                _shown(b["name"]),
-                str(b["versions"]),
-                f"v{b['latest']}",
-                b["game"],
-                _rating_text(b["elo"], b["games"]),
-            )
-            for b in bots
-        ]
+                (
+                    _shown(b["name"]),
+                    str(b["versions"]),
+                    f"v{b['latest']}",
+                    b["game"],
+                    _rating_text(b["elo"], b["games"]),
+                )
+                for b in bots
+            ),
+        )
     )
     return 0
 
@@ -400,8 +410,10 @@ def print_bot(bot: dict[str, Any], *, json_out: bool) -> int:
         marks.append(f"retired {bot['retired_at'][:10]}")
     print(f"{_shown(bot['name'])} ({', '.join(marks)})")
     print_table(
-        [("version", "sha256", "game", "submitted", "by", "elo")]
-        + [_version_row(v) for v in bot["versions"]]
+        plain_table(
+            ("version", "sha256", "game", "submitted", "by", "elo"),
+            (_version_row(v) for v in bot["versions"]),
+        )
     )
     recent = sorted(
         ((v["version"], m) for v in bot["versions"] for m in v["recent_matches"]),
@@ -412,20 +424,22 @@ def print_bot(bot: dict[str, Any], *, json_out: bool) -> int:
         return 0
     print("recent matches:")
     print_table(
-        [("match", "version", "game", "state", "seat", "place", "score", "status")]
-        + [
+        plain_table(
+            ("match", "version", "game", "state", "seat", "place", "score", "status"),
             (
-                str(m["match"]),
-                f"v{v}",
-                m["game"],
-                m["state"],
-                str(m["seat"]),
-                "" if m["rank"] is None else "forfeited" if m["forfeit"] else place(m["rank"]),
-                "" if m["score"] is None else str(m["score"]),
-                m["status"] or "",
-            )
-            for v, m in recent
-        ]
+                (
+                    str(m["match"]),
+                    f"v{v}",
+                    m["game"],
+                    m["state"],
+                    str(m["seat"]),
+                    "" if m["rank"] is None else "forfeited" if m["forfeit"] else place(m["rank"]),
+                    "" if m["score"] is None else str(m["score"]),
+                    m["status"] or "",
+                )
+                for v, m in recent
+            ),
+        )
     )
     return 0
 
@@ -440,12 +454,3 @@ def _version_row(v: dict[str, Any]) -> tuple[str, ...]:
         v["submitted_by"],
         _rating_text(v["elo"], v["games"]),
     )
-
-
-def print_table(rows: Sequence[Sequence[str]]) -> None:
-    """Plain aligned columns (stable text for scripts and tests, unlike a rich table)."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        )

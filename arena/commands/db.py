@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli import CommandError, ServerUnavailable
-from arena.commands import add_command, examples, json_argument
+from arena.commands import add_command, examples, json_argument, print_table
 from referee import settings
 from worker import broker, db
 from worker.ratings import NoFiniteFit
@@ -166,6 +166,6 @@ def run_bench_store(args: argparse.Namespace) -> int:
             f"{report.recompute_matches:,} + {report.matches:,} in {report.recompute_s:.1f} s",
         )
         table.add_row("recompute matches/s", f"{report.recompute_matches_per_s:,.0f}")
-    console.print(table)
+    print_table(table)
     console.print(f"records: {report.record_codec}")
     return 0

@@ -13,7 +13,14 @@ from rich.table import Table
 from arena import golden
 from arena.bench.engine import bench_engine
 from arena.cli import CommandError
-from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands import (
+    add_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+    print_table,
+)
 from bots.policies import gin_greedy, gin_patient, play_match
 from referee.engine import OptionsError
 from referee.games import get_game, new_match
@@ -152,7 +159,7 @@ def run_sheet(args: argparse.Namespace) -> int:
         table.add_row(
             str(line.number), names[line.dealer], line.kind, winner, str(line.points), *cols
         )
-    console.print(table)
+    print_table(table)
     result = state.result()
     assert result is not None
     won = result.detail["columns_won"]
@@ -203,7 +210,7 @@ def run_bench_codec(args: argparse.Namespace) -> int:
         table.add_row(
             game, str(f["seats"]), f"{f['view_us']:.2f}", "" if state is None else f"{state:.2f}"
         )
-    Console().print(table)
+    print_table(table)
     return 0
 
 
@@ -236,7 +243,7 @@ def run_bench_engine(args: argparse.Namespace) -> int:
             f"{report.reference_hands_per_s:,.0f}",
             f"{report.reference_decisions_per_s or 0:,.0f}",
         )
-    console.print(table)
+    print_table(table)
     if report.ratio is not None:
         console.print(
             f"ratio ({report.ratio_metric}, ours / {report.reference}): {report.ratio:.2f}"

@@ -10,7 +10,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands import (
+    add_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+    print_table,
+)
 from arena.commands.db import with_store
 from arena.commands.engine import game_options, table_size
 
@@ -174,7 +181,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
         finally:
             store.stop_ladder(started.name)
         ladder.tick(store, lambda _: None, rng)  # rate what finished; queue nothing more
-        wide_console().print(leaderboard_table(store, started.game))
+        print_table(leaderboard_table(store, started.game))
         progress = store.ladder_progress(started.id)
         print(
             f"ladder {started.name!r} stopped: {progress['done']} matches played; "
@@ -227,16 +234,6 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 # -- the leaderboard -------------------------------------------------------------------------
-
-
-def wide_console() -> Any:
-    """A console for tables on stdout: the terminal's width, or 160 columns when the
-    output goes to a file or a pipe (rich's 80 would fold the tables)."""
-    import sys
-
-    from rich.console import Console
-
-    return Console(width=None if sys.stdout.isatty() else 160)
 
 
 def leaderboard_table(store: Store, game: str) -> Any:

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from arena.commands import add_command, examples, game_argument, json_argument
+from arena.commands import add_command, examples, game_argument, json_argument, print_table
 from arena.commands.db import with_store
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def register(sub: Any, bench_sub: Any) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
         from arena.app.reads import ladder_rows
-        from arena.commands.ladder import leaderboard_table, wide_console
+        from arena.commands.ladder import leaderboard_table
         from worker import skill
 
         rows = store.ratings(args.game)
@@ -75,11 +75,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 ]
             print(json.dumps(out, indent=2))
             return 0
-        from rich.console import Console
         from rich.table import Table
 
         if ladder is not None:
-            wide_console().print(leaderboard_table(store, args.game))
+            print_table(leaderboard_table(store, args.game))
             print(
                 "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
                 "interval; provisional while uncertain. Elo: online Elo over every rated match"
@@ -93,7 +92,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             table.add_column(column, justify="left" if column == "bot" else "right")
         for i, r in enumerate(rows):
             table.add_row(str(i + 1), r.label, f"{r.rating:.0f}", str(r.games))
-        Console().print(table)
+        print_table(table)
         return 0
 
     return with_store(body)

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
-from arena.commands import add_command, examples, game_argument, json_argument, option_argument
+from arena.commands import (
+    add_command,
+    examples,
+    game_argument,
+    json_argument,
+    option_argument,
+    print_table,
+)
 from arena.commands.engine import game_options
 from referee import settings
 
@@ -271,8 +278,8 @@ def _print_table(game: str, stats: list[dict[str, Any]], played: list[Played]) -
             number(s["average_score"]),
             str(s["faults"]),
         )
+    print_table(table)
     console = Console()
-    console.print(table)
     aborted = [p for p in played if p.status != "completed"]
     if aborted:
         console.print(f"{len(aborted)} matches aborted (no result): {aborted[0].reason}")

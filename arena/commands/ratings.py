@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli import CommandError
-from arena.commands import add_command, examples, game_argument, json_argument
+from arena.commands import add_command, examples, game_argument, json_argument, print_table
 from arena.commands.db import with_store
 from worker.store import Store
 
@@ -121,7 +121,7 @@ def run_show(args: argparse.Namespace) -> int:
             table.add_column(column, justify="left" if column == "bot" else "right")
         for row in data:
             table.add_row(*("" if v is None else str(v) for v in row.values()))
-        console.print(table)
+        print_table(table)
         return 0
 
     return with_store(body)

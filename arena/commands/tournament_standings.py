@@ -7,7 +7,15 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from arena.commands import add_command, arena_command, examples, json_argument, tournament_actions
+from arena.commands import (
+    add_command,
+    arena_command,
+    examples,
+    json_argument,
+    print_table,
+    tournament_actions,
+    wide_console,
+)
 from arena.commands.db import with_store
 from arena.remote import remote
 
@@ -81,8 +89,6 @@ def report(store: Store, tournament_id: int, *, json_out: bool) -> int:
 
 def print_report(data: dict[str, Any], *, json_out: bool) -> int:
     """Print a tournament's standings as :func:`arena.app.reads.standings` gives them."""
-    from arena.commands.ladder import wide_console
-
     if json_out:
         print(json.dumps(data, indent=2))
         return 0
@@ -92,7 +98,7 @@ def print_report(data: dict[str, Any], *, json_out: bool) -> int:
     if data["duplicate"]:
         kind += ", duplicate deals (each deal played once per seat rotation)"
     held = f"; {data['held']} held back until their deals are played" if data["held"] else ""
-    console.print(
+    print_table(
         rows_table(
             data,
             f"tournament {data['tournament']}: {data['name']} — {data['game']}, {kind}; "
@@ -203,7 +209,6 @@ def print_list(rows: list[dict[str, Any]], *, json_out: bool) -> int:
     if not rows:
         print("no tournaments yet: arena tournament create --game GAME --bots A,B")
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table()
@@ -221,5 +226,5 @@ def print_list(rows: list[dict[str, Any]], *, json_out: bool) -> int:
             r["created_by"] or "",
             r["name"],
         )
-    Console().print(table)
+    print_table(table)
     return 0

@@ -11,8 +11,7 @@ from typing import Any
 
 from arena.app import users
 from arena.app.actors import local_actor
-from arena.commands import add_command, examples, json_argument
-from arena.commands.bot import print_table
+from arena.commands import add_command, examples, json_argument, plain_table, print_table
 from arena.commands.db import with_store
 from referee import settings
 from worker.store import ApiKey, NewKey, Store
@@ -157,17 +156,19 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             return 0
         print_table(
-            [("user", "operator", "keys", "bots", "created")]
-            + [
+            plain_table(
+                ("user", "operator", "keys", "bots", "created"),
                 (
-                    u.user.name,
-                    "yes" if u.user.operator else "no",
-                    str(u.keys),
-                    str(u.bots),
-                    _day(u.user.created_at),
-                )
-                for u in found
-            ]
+                    (
+                        u.user.name,
+                        "yes" if u.user.operator else "no",
+                        str(u.keys),
+                        str(u.bots),
+                        _day(u.user.created_at),
+                    )
+                    for u in found
+                ),
+            )
         )
         return 0
 
@@ -208,17 +209,19 @@ def cmd_key_list(args: argparse.Namespace) -> int:
             print(f"{whose} has no API keys (arena user key new --user {whose})")
             return 0
         print_table(
-            [("prefix", "user", "created", "last used", "revoked")]
-            + [
+            plain_table(
+                ("prefix", "user", "created", "last used", "revoked"),
                 (
-                    k.prefix,
-                    k.user,
-                    _day(k.created_at),
-                    _day(k.last_used_at) or "never",
-                    _day(k.revoked_at),
-                )
-                for k in keys
-            ]
+                    (
+                        k.prefix,
+                        k.user,
+                        _day(k.created_at),
+                        _day(k.last_used_at) or "never",
+                        _day(k.revoked_at),
+                    )
+                    for k in keys
+                ),
+            )
         )
         return 0
 
