@@ -237,31 +237,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def leaderboard_table(store: Store, game: str) -> Any:
-    """The leaderboard of ``game`` as a rich table: the ladder's rating with its interval
-    and provisional mark, games and last played, beside the online Elo."""
-    from rich.table import Table
-
+    """The leaderboard of ``game`` as the ladder shows it while it runs."""
     from arena.app import reads
-    from worker import skill
+    from arena.app.actors import ANONYMOUS
+    from arena.commands.leaderboard import ladder_table
 
-    chosen, rows = reads.ladder_rows(store, game)
-    table = Table(title=f"{game}: ladder {chosen.name!r}" if chosen else game)
-    for column in ("#", "bot", "rating", "95%", "games", "last played", "Elo"):
-        table.add_column(column, justify="left" if column in ("bot", "last played") else "right")
-    for i, row in enumerate(rows):
-        if row.mu is None or row.sigma is None:
-            rating, interval = "–", "unrated"
-        else:
-            value, low, high = skill.display(row.mu, row.sigma)
-            mark = " (provisional)" if skill.provisional(row.sigma) else ""
-            rating, interval = f"{value:.0f}{mark}", f"[{low:.0f}, {high:.0f}]"
-        table.add_row(
-            str(i + 1),
-            row.label,
-            rating,
-            interval,
-            str(row.games),
-            row.last_played_at.strftime("%Y-%m-%d %H:%M:%S") if row.last_played_at else "never",
-            "–" if row.elo is None else f"{row.elo:.0f}",
-        )
-    return table
+    return ladder_table(game, reads.leaderboard(store, ANONYMOUS, game))

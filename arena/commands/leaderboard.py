@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.commands import add_command, examples, game_argument, json_argument, print_table
 from arena.commands.db import with_store
-
-if TYPE_CHECKING:
-    from worker.store import Store
+from arena.remote import remote
 
 
 def register(sub: Any, bench_sub: Any) -> None:
@@ -30,69 +28,73 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        from arena.app.reads import ladder_rows
-        from arena.commands.ladder import leaderboard_table
-        from worker import skill
+    from arena.app import reads
+    from arena.app.actors import local_actor
 
-        rows = store.ratings(args.game)
-        ladder, pool = ladder_rows(store, args.game)
-        if args.json:
-            out: list[dict[str, Any]] = []
-            if ladder is not None:
-                for i, p in enumerate(pool):
-                    line: dict[str, Any] = {
-                        "place": i + 1,
-                        "bot": p.label,
-                        "bot_version_id": p.version,
-                        "ladder": ladder.name,
-                        "ladder_games": p.games,
-                        "last_played": p.last_played_at.isoformat() if p.last_played_at else None,
-                        "elo": None if p.elo is None else round(p.elo, 1),
-                        "rating": None,
-                    }
-                    if p.mu is not None and p.sigma is not None:
-                        value, low, high = skill.display(p.mu, p.sigma)
-                        line.update(
-                            rating=round(value, 1),
-                            low=round(low, 1),
-                            high=round(high, 1),
-                            mu=round(p.mu, 3),
-                            sigma=round(p.sigma, 3),
-                            provisional=skill.provisional(p.sigma),
-                        )
-                    out.append(line)
-            else:
-                out = [
-                    {
-                        "place": i + 1,
-                        "bot": r.label,
-                        "bot_version_id": r.bot_version_id,
-                        "elo": round(r.rating, 1),
-                        "games": r.games,
-                    }
-                    for i, r in enumerate(rows)
-                ]
-            print(json.dumps(out, indent=2))
-            return 0
-        from rich.table import Table
+    platform = remote()
+    if platform is not None:
+        with platform:
+            lines = platform.get(f"/leaderboard/{args.game}")
+        return print_leaderboard(args.game, lines, json_out=args.json)
+    return with_store(
+        lambda store: print_leaderboard(
+            args.game, reads.leaderboard(store, local_actor(store), args.game), json_out=args.json
+        )
+    )
 
-        if ladder is not None:
-            print_table(leaderboard_table(store, args.game))
-            print(
-                "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
-                "interval; provisional while uncertain. Elo: online Elo over every rated match"
-            )
-            return 0
-        if not rows:
-            print(f"no rated bot in {args.game} yet: play a tournament first")
-            return 0
-        table = Table(title=f"{args.game}: online Elo")
-        for column in ("#", "bot", "Elo", "matches"):
-            table.add_column(column, justify="left" if column == "bot" else "right")
-        for i, r in enumerate(rows):
-            table.add_row(str(i + 1), r.label, f"{r.rating:.0f}", str(r.games))
-        print_table(table)
+
+def print_leaderboard(game: str, lines: list[dict[str, Any]], *, json_out: bool) -> int:
+    """Print a leaderboard as :func:`arena.app.reads.leaderboard` gives it: the ladder's
+    pool with its ratings, or the online Elo of every rated version."""
+    from rich.table import Table
+
+    if json_out:
+        print(json.dumps(lines, indent=2))
         return 0
+    if not lines:
+        print(f"no rated bot in {game} yet: play a tournament first")
+        return 0
+    if "ladder" in lines[0]:
+        print_table(ladder_table(game, lines))
+        print(
+            "rating: the ladder's Plackett–Luce rating on the Elo scale, with its 95% "
+            "interval; provisional while uncertain. Elo: online Elo over every rated match"
+        )
+        return 0
+    table = Table(title=f"{game}: online Elo")
+    for column in ("#", "bot", "Elo", "matches"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for line in lines:
+        table.add_row(str(line["place"]), line["bot"], f"{line['elo']:.0f}", str(line["games"]))
+    print_table(table)
+    return 0
 
-    return with_store(body)
+
+def ladder_table(game: str, lines: list[dict[str, Any]]) -> Any:
+    """A ladder's leaderboard (:func:`arena.app.reads.leaderboard`) as a rich table: the
+    ladder's rating with its interval and provisional mark, games and last played, beside
+    the online Elo."""
+    from rich.table import Table
+
+    name = lines[0]["ladder"] if lines else None
+    table = Table(title=f"{game}: ladder {name!r}" if name else game)
+    for column in ("#", "bot", "rating", "95%", "games", "last played", "Elo"):
+        table.add_column(column, justify="left" if column in ("bot", "last played") else "right")
+    for line in lines:
+        if line["rating"] is None:
+            rating, interval = "–", "unrated"
+        else:
+            mark = " (provisional)" if line["provisional"] else ""
+            rating = f"{line['rating']:.0f}{mark}"
+            interval = f"[{line['low']:.0f}, {line['high']:.0f}]"
+        last = line["last_played"]
+        table.add_row(
+            str(line["place"]),
+            line["bot"],
+            rating,
+            interval,
+            str(line["ladder_games"]),
+            last[:19].replace("T", " ") if last else "never",
+            "–" if line["elo"] is None else f"{line['elo']:.0f}",
+        )
+    return table
