@@ -15,7 +15,7 @@ from typing import Any
 from referee import wire
 from referee.engine import GameState
 from referee.games import get_game
-from referee.record import MatchRecord, replay
+from referee.record import ActionSource, MatchRecord, replay
 from referee.seats import Seat
 from rummyarena.v1 import common_pb2, record_pb2
 
@@ -33,12 +33,12 @@ class MatchLog:
         self.state = state
         self.index = array("I")  # each action's position in the legal actions
         self.think = array("I")  # each action's thinking time, in microseconds
-        self.sources: dict[int, str] = {}  # the actions the bot did not choose
+        self.sources: dict[int, ActionSource] = {}  # the actions the bot did not choose
         self.watchers: list[asyncio.Queue[Any]] = []
         self.published = 0  # events given to the watchers (an index into the state's)
         self.dropped = 0  # events dropped from the front of the state's list
 
-    def add(self, index: int, think_us: int, source: str) -> None:
+    def add(self, index: int, think_us: int, source: ActionSource) -> None:
         """Log the action just applied to the state."""
         if source != "bot":
             self.sources[len(self.index)] = source

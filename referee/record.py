@@ -11,7 +11,7 @@ import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from referee.clock import ClockRules
 from referee.engine import Action, EngineError, GameState, Result
@@ -19,15 +19,23 @@ from referee.games import get_game
 
 OptionScalar = int | bool | str | None
 
-#: Seat statuses, best first; a seat keeps the worst it has had.
-STATUSES = ("ok", "timeout", "invalid", "crashed", "disconnected")
+# The values of the .proto's enums SeatStatus, ActionSource and MatchStatus, as the
+# record, the store and JSON spell them: each enum value's name, lowercase, without the
+# enum's prefix (SEAT_STATUS_TIMEOUT is "timeout"). ``referee.wire`` maps them to the
+# enums and back; tests/test_referee_enums.py checks every value both ways.
+
+#: A seat's status; STATUSES lists them best first, and a seat keeps the worst it has had.
+SeatStatus = Literal["ok", "timeout", "invalid", "crashed", "disconnected"]
+STATUSES: tuple[SeatStatus, ...] = get_args(SeatStatus)
 #: Who chose an action: the bot, the referee's default after a fault or a forfeit, or
 #: the referee because it was the only legal action (C7: no choice, so no decision).
-SOURCES = ("bot", "timeout", "invalid", "crashed", "forfeited", "forced")
+ActionSource = Literal["bot", "timeout", "invalid", "crashed", "forfeited", "forced"]
+SOURCES: tuple[ActionSource, ...] = get_args(ActionSource)
 
 #: How a match ended: played to its end, or stopped by the referee before it (a referee
 #: fault, or the referee shutting down), with no result to rank or rate.
-MATCH_STATUSES = ("completed", "aborted")
+MatchStatus = Literal["completed", "aborted"]
+MATCH_STATUSES: tuple[MatchStatus, ...] = get_args(MatchStatus)
 
 #: Format 2 stores each action as its index in the legal-action list (see record.proto);
 #: format 1 (the action texts) is still read.
@@ -42,7 +50,7 @@ class ActionEntry:
     seat: int
     text: str
     think_us: int = 0
-    source: str = "bot"
+    source: str = "bot"  # an ActionSource
     index: int = field(default=-1, compare=False)  # derived from the text; not part of equality
 
 
@@ -51,7 +59,7 @@ class SeatEntry:
     """How one seat fared."""
 
     name: str
-    status: str = "ok"
+    status: SeatStatus = "ok"
     strikes: int = 0
     forfeited: bool = False
 
@@ -69,7 +77,7 @@ class MatchRecord:
     match_id: str = ""
     clock: ClockRules = field(default_factory=ClockRules)
     started_unix_ms: int = 0
-    status: str = "completed"  # one of MATCH_STATUSES
+    status: MatchStatus = "completed"
     reason: str = ""  # why the match was aborted
 
 

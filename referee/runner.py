@@ -37,16 +37,17 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from referee import wire
 from referee.clock import ClockRules
 from referee.engine import Action, GameState, Result
 from referee.games import get_game
 from referee.matchlog import MatchLog
-from referee.record import MatchRecord, options_dict
+from referee.record import ActionSource, MatchRecord, MatchStatus, options_dict
 from referee.seats import (
     DEFAULT_INDEX,
+    Fault,
     MatchPhase,
     ProtocolError,
     Seat,
@@ -156,7 +157,7 @@ class Match:
         return None if self.record_bytes is None else wire.decode_record(self.record_bytes)
 
     @property
-    def status(self) -> str:
+    def status(self) -> MatchStatus | Literal[""]:
         """``completed`` or ``aborted`` once finished; ``""`` before."""
         if self.phase is not MatchPhase.FINISHED:
             return ""
@@ -506,6 +507,7 @@ class Match:
         kind, payload = outcome
         think_us = int(elapsed_ms * 1000)
         seat.settled.append(did)
+        fault: Fault
         if kind == "answer":
             in_time = seat.clock.charge(elapsed_ms)
             if in_time:
@@ -540,8 +542,8 @@ class Match:
             f"; strike {seat.strikes} of {self.clock.strike_limit} allowed"
             + (": the seat forfeits and the referee plays it from now on" if forfeits else "")
         )
-        kind = "forfeited" if forfeits else fault
-        notice = wire.notice_bytes(did, kind, message, str(action), seat.strikes)
+        notice_kind: wire.NoticeKind = "forfeited" if forfeits else fault
+        notice = wire.notice_bytes(did, notice_kind, message, str(action), seat.strikes)
         await self._send(seat, notice)
         self._apply(seat, action, think_us, fault)
 
@@ -550,7 +552,7 @@ class Match:
         seat: Seat,
         action: Action,
         think_us: int,
-        source: str,
+        source: ActionSource,
         index: int = DEFAULT_INDEX,
     ) -> None:
         """Apply ``action`` (the ``index``-th legal action) and log it."""

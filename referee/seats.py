@@ -11,11 +11,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from referee.clock import ClockRules
 from referee.engine import Action, EngineError, GameState
-from referee.record import STATUSES, SeatEntry
+from referee.record import STATUSES, SeatEntry, SeatStatus
 from rummyarena.v1 import bot_pb2
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,12 @@ def default_action(legal: list[Action]) -> Action:
     return legal[0]
 
 
-def worse(a: str, b: str) -> str:
+#: A fault of a seat's answer, which costs a strike: the seat status it gives, the source
+#: of the default action played instead, and the kind of the seat's notice.
+Fault = Literal["timeout", "invalid", "crashed"]
+
+
+def worse(a: SeatStatus, b: SeatStatus) -> SeatStatus:
     """The worse of two seat statuses."""
     return a if STATUSES.index(a) >= STATUSES.index(b) else b
 
@@ -107,7 +112,7 @@ class Seat:
     name: str
     token: str
     clock: SeatClock
-    status: str = "ok"
+    status: SeatStatus = "ok"
     strikes: int = 0
     forfeited: bool = False
     joined: bool = False  # the token has opened a stream (a later one is a rejoin)

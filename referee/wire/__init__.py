@@ -1,7 +1,8 @@
 """The one translation between domain values and the protobuf messages of
 ``proto/rummyarena/v1`` (docs/architecture.md, decision 16), by audience:
 
-- :mod:`~referee.wire.values`: cards, options, clock rules, events, seat statuses;
+- :mod:`~referee.wire.values`: cards, options, clock rules, events, and the values of
+  the enums (seat status, action source, match status);
 - :mod:`~referee.wire.records`: match results and records, and a record's bytes;
 - :mod:`~referee.wire.views`: each game's view dataclass as ``PlayerView`` and back;
 - :mod:`~referee.wire.decisions`: the decision message, as protobuf and written
@@ -19,7 +20,13 @@ match service's replies, and the bot SDK reads the referee's messages.
 
 from referee.wire.answers import answer_bytes, answer_head, read_index
 from referee.wire.decisions import DecisionEncoder, decision_message
-from referee.wire.messages import NOTICE_KINDS, match_end_bytes, notice_bytes, welcome_bytes
+from referee.wire.messages import (
+    NOTICE_KINDS,
+    NoticeKind,
+    match_end_bytes,
+    notice_bytes,
+    welcome_bytes,
+)
 from referee.wire.records import (
     action_indexes,
     compact_record_to_proto,
@@ -40,8 +47,12 @@ from referee.wire.values import (
     clock_to_proto,
     event_from_proto,
     event_to_proto,
+    match_status_from_proto,
+    match_status_to_proto,
     options_from_proto,
     options_to_proto,
+    source_from_proto,
+    source_to_proto,
     status_from_proto,
     status_to_proto,
 )
@@ -59,6 +70,7 @@ __all__ = [
     "NOTICE_KINDS",
     "CodecError",
     "DecisionEncoder",
+    "NoticeKind",
     "action_indexes",
     "advice_of",
     "answer_bytes",
@@ -76,6 +88,8 @@ __all__ = [
     "event_from_proto",
     "event_to_proto",
     "match_end_bytes",
+    "match_status_from_proto",
+    "match_status_to_proto",
     "notice_bytes",
     "options_from_proto",
     "options_to_proto",
@@ -85,6 +99,8 @@ __all__ = [
     "result_from_proto",
     "result_message",
     "result_to_proto",
+    "source_from_proto",
+    "source_to_proto",
     "status_from_proto",
     "status_to_proto",
     "view_from_proto",

@@ -4,20 +4,19 @@ faulty answer, and the end of the match (``proto/rummyarena/v1/bot.proto``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, get_args
 
 from referee.clock import ClockRules
 from referee.engine import Event
 from referee.record import OptionScalar
-from referee.wire.values import clock_to_proto, event_to_proto, options_to_proto
+from referee.wire.values import clock_to_proto, enum_values, event_to_proto, options_to_proto
 from rummyarena.v1 import bot_pb2, common_pb2
 
-#: Notice kinds by the seat status the fault gives (a seat that forfeits: "forfeited").
-NOTICE_KINDS = {
-    "timeout": bot_pb2.NOTICE_KIND_TIMEOUT,
-    "invalid": bot_pb2.NOTICE_KIND_INVALID,
-    "crashed": bot_pb2.NOTICE_KIND_CRASHED,
-    "forfeited": bot_pb2.NOTICE_KIND_FORFEITED,
-}
+#: The kind of a notice: the seat status the fault gives, or ``forfeited`` for a fault
+#: that makes the seat forfeit (the values of the .proto's ``NoticeKind``).
+NoticeKind = Literal["timeout", "invalid", "crashed", "forfeited"]
+#: Each notice kind's ``NoticeKind`` enum value.
+NOTICE_KINDS = enum_values(bot_pb2.NoticeKind, "NOTICE_KIND_", get_args(NoticeKind))
 
 
 def welcome_bytes(
@@ -41,7 +40,9 @@ def welcome_bytes(
     return data
 
 
-def notice_bytes(decision_id: int, kind: str, message: str, played: str, strikes: int) -> bytes:
+def notice_bytes(
+    decision_id: int, kind: NoticeKind, message: str, played: str, strikes: int
+) -> bytes:
     """The Notice of a faulty answer to ``decision_id``: its ``kind`` (a key of
     :data:`NOTICE_KINDS`), what was wrong, the action the referee played instead and
     the seat's strikes."""

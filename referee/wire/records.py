@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from referee.engine import EngineError, Result
 from referee.record import (
     FORMAT_VERSION,
-    MATCH_STATUSES,
-    SOURCES,
     ActionEntry,
+    ActionSource,
     MatchRecord,
+    MatchStatus,
     SeatEntry,
     detail_json,
     new_state,
@@ -23,28 +23,23 @@ from referee.wire.values import (
     CodecError,
     clock_from_proto,
     clock_to_proto,
+    match_status_from_proto,
+    match_status_to_proto,
     options_from_proto,
     options_to_proto,
+    source_from_proto,
+    source_to_proto,
     status_from_proto,
     status_to_proto,
 )
 from rummyarena.v1 import common_pb2, record_pb2
-
-_SOURCE_TO_PB = {name: i for i, name in enumerate(SOURCES)}  # 0 is the bot
-_SOURCE_FROM_PB = dict(enumerate(SOURCES))
-_MATCH_STATUS_TO_PB = {
-    "completed": common_pb2.MATCH_STATUS_COMPLETED,
-    "aborted": common_pb2.MATCH_STATUS_ABORTED,
-}
-_MATCH_STATUS_FROM_PB: dict[int, str] = {v: k for k, v in _MATCH_STATUS_TO_PB.items()}
-assert set(_MATCH_STATUS_TO_PB) == set(MATCH_STATUSES)
 
 
 def result_to_proto(
     result: Result | None,
     seats: Sequence[SeatEntry],
     actions: Sequence[ActionEntry] = (),
-    status: str = "completed",
+    status: MatchStatus = "completed",
     reason: str = "",
 ) -> common_pb2.MatchResult:
     """A match result with every seat's rank, score, status and thinking time."""
@@ -59,12 +54,12 @@ def result_message(
     seats: Sequence[SeatEntry],
     think_us: Sequence[int],
     decisions: int,
-    status: str = "completed",
+    status: MatchStatus = "completed",
     reason: str = "",
 ) -> common_pb2.MatchResult:
     """A match result from each seat's total thinking time (microseconds) and the count
     of actions; an aborted match has no result and says why."""
-    msg = common_pb2.MatchResult(decisions=decisions, status=_MATCH_STATUS_TO_PB[status])
+    msg = common_pb2.MatchResult(decisions=decisions, status=match_status_to_proto(status))
     if status == "aborted":
         msg.reason = reason
         result = None
@@ -147,7 +142,7 @@ def compact_record_to_proto(
     msg.action_index.extend(action_index)
     msg.think_us.extend(min(t, 0xFFFFFFFF) for t in think_us)
     for k in sorted(sources):
-        msg.sources.add(action=k, source=_SOURCE_TO_PB[sources[k]])
+        msg.sources.add(action=k, source=source_to_proto(sources[k]))
     return msg
 
 
@@ -196,27 +191,29 @@ def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
         match_id=msg.match_id,
         clock=clock_from_proto(msg.clock),
         started_unix_ms=msg.started_unix_ms,
-        status=_match_status_from_proto(msg.result.status),
+        status=match_status_from_proto(msg.result.status),
         reason=msg.result.reason,
     )
     actions = []
     if msg.format_version == 1:
         for i, a in enumerate(msg.actions):
-            if a.seat >= n or a.source not in _SOURCE_FROM_PB:
+            source = _source(a.source)
+            if a.seat >= n or source is None:
                 raise CodecError(
                     f"action {i} names seat {a.seat} or source {a.source} out of range"
                 )
-            actions.append(ActionEntry(a.seat, a.text, a.think_us, _SOURCE_FROM_PB[a.source]))
+            actions.append(ActionEntry(a.seat, a.text, a.think_us, source))
     else:
         actions = _replay_indexes(msg, record)
     return dataclasses.replace(record, actions=tuple(actions))
 
 
-def _match_status_from_proto(value: int) -> str:
+def _source(value: int) -> ActionSource | None:
+    """Who chose an action, from its enum value; None for a value that names no one."""
     try:
-        return _MATCH_STATUS_FROM_PB[value]
-    except KeyError:
-        raise CodecError(f"unknown match status {value}") from None
+        return source_from_proto(value)
+    except CodecError:
+        return None
 
 
 def _replay_indexes(msg: record_pb2.MatchRecord, record: MatchRecord) -> list[ActionEntry]:
@@ -224,11 +221,12 @@ def _replay_indexes(msg: record_pb2.MatchRecord, record: MatchRecord) -> list[Ac
     count = len(msg.action_index)
     if len(msg.think_us) != count:
         raise CodecError(f"{count} actions but {len(msg.think_us)} timings")
-    sources = {}
+    sources: dict[int, ActionSource] = {}
     for mark in msg.sources:
-        if mark.action >= count or mark.source not in _SOURCE_FROM_PB:
+        source = _source(mark.source)
+        if mark.action >= count or source is None:
             raise CodecError(f"source mark for action {mark.action} is out of range")
-        sources[mark.action] = _SOURCE_FROM_PB[mark.source]
+        sources[mark.action] = source
     try:
         state = new_state(record)
         return [
