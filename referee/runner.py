@@ -37,7 +37,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from referee import wire
 from referee.clock import ClockRules
@@ -47,12 +47,19 @@ from referee.matchlog import MatchLog
 from referee.record import ActionSource, MatchRecord, MatchStatus, options_dict
 from referee.seats import (
     DEFAULT_INDEX,
+    Aborted,
+    Answered,
     Fault,
+    Gone,
     MatchPhase,
+    Outcome,
     ProtocolError,
+    Rejoined,
+    ReportedError,
     Seat,
     SeatClock,
     SeatLink,
+    TimedOut,
     default_action,
     pick_answer,
     worse,
@@ -69,21 +76,24 @@ WRITE_S = 5.0
 #: Events kept before the runner drops those every seat has been sent.
 EVENTS_KEPT = 256
 
-# What a pending decision resolves to: ("answer", Answer or index) / ("error", text) /
-# ("gone", text) / ("timeout", text) / ("rejoined", None) / ("abort", reason), or
-# ("next", what Match._next returned) when the answer was taken as it came
-# (Match.on_index).
-Outcome = tuple[str, Any]
-# A decision made and not yet answered: seat, decision id, legal actions, their texts,
-# the message, and the future of its outcome.
-Pending = tuple["Seat", int, list[Action], Sequence[str], bytes, "asyncio.Future[Outcome]"]
-
 
 class _Pause:
     """What Match._next returns after many moves of the referee's own in a row."""
 
 
 _PAUSE = _Pause()
+
+# A decision made and not yet answered: seat, decision id, legal actions, their texts,
+# the message, and the future of what it comes to.
+Pending: TypeAlias = tuple[
+    Seat, int, list[Action], Sequence[str], bytes, "asyncio.Future[Resolution]"
+]
+#: What Match._next returns: the next decision, a pause, or None when the match is over.
+Next: TypeAlias = Pending | _Pause | None
+#: What a pending decision's future resolves to: an outcome for the match task to handle,
+#: or the next decision when the seat's reader applied the answer itself (Match._take),
+#: the common case, which costs no object of its own.
+Resolution: TypeAlias = Outcome | Next
 
 
 class Match:
@@ -182,7 +192,7 @@ class Match:
             old.closed = True
             old.finished.set()  # its stream ends; the new one takes the seat
         if rejoin:
-            self._resolve(seat, ("rejoined", None))
+            self._resolve(seat, Rejoined())
         elif all(s.joined or s.forfeited for s in self.seats):
             self._all_joined.set()
         return rejoin
@@ -207,7 +217,7 @@ class Match:
             seat.status = worse(seat.status, "invalid")
             seat.strikes += 1
             seat.forfeited = True
-        self._resolve(seat, ("gone", message))
+        self._resolve(seat, Gone(message))
 
     def _cut_off(self, seat: Seat, link: SeatLink, problem: str) -> None:
         """The seat's stream took no bytes by a write's deadline: it times out and
@@ -223,7 +233,7 @@ class Match:
             seat.status = worse(seat.status, "timeout")
             seat.strikes += 1
             seat.forfeited = True
-        self._resolve(seat, ("gone", problem))
+        self._resolve(seat, Gone(problem))
 
     def abort(self, reason: str) -> None:
         """End the match as aborted, with ``reason``, as soon as its task can: at once if
@@ -234,7 +244,7 @@ class Match:
         self._all_joined.set()
         pending = self._pending
         if pending is not None and not pending[5].done():
-            pending[5].set_result(("abort", reason))
+            pending[5].set_result(Aborted(reason))
 
     # -- answers -----------------------------------------------------------------------------
 
@@ -283,7 +293,7 @@ class Match:
         _, did, legal, texts, _, current = pending
         index, problem = pick_answer(self.state, answer, legal, texts)
         if current is not fut or index is None or elapsed_ms > self.clock.decision_ms:
-            fut.set_result(("answer", (index, problem)))  # the match task settles it
+            fut.set_result(Answered(index, problem))  # the match task settles it
             return
         try:
             self._t0 = t0
@@ -292,14 +302,14 @@ class Match:
             seat.settled.append(did)
             seat.clock.charge(elapsed_ms)
             self._apply(seat, legal[index], int(elapsed_ms * 1000), "bot", index)
-            fut.set_result(("next", self._next()))
+            fut.set_result(self._next())
         except Exception as exc:  # a referee bug: the match task ends the match
             fut.set_exception(exc)
 
     def on_error(self, seat: Seat, error: bot_pb2.BotError) -> None:
         """A BotError from the seat: the bot failed to decide."""
         if seat.pending is not None and error.decision_id == seat.pending_id:
-            self._resolve(seat, ("error", error.message[:500]))
+            self._resolve(seat, ReportedError(error.message[:500]))
         elif error.decision_id not in seat.settled:
             raise ProtocolError(
                 "FAILED_PRECONDITION", f"error report for decision {error.decision_id} out of turn"
@@ -416,7 +426,7 @@ class Match:
                 await self._send_decision(seat, msg)
             # the answer, or the seat coming back if it is away
             outcome = await fut
-            while outcome[0] == "rejoined":  # send the decision again on the new stream
+            while isinstance(outcome, Rejoined):  # send the decision again on the new stream
                 fut = self._create_future()
                 seat.pending = fut
                 watchdog.waiting = fut
@@ -424,19 +434,21 @@ class Match:
                 await self._send_decision(seat, msg)
                 outcome = await fut
             watchdog.waiting = None
-            if outcome[0] == "next":  # on_index took the answer and made the next decision
-                pending = outcome[1]
+            # isinstance, the common case first: a match statement tests each case's
+            # classes in turn, and this runs once per decision
+            if isinstance(outcome, tuple) or outcome is None or isinstance(outcome, _Pause):
+                pending = outcome  # _take applied the answer and made the next decision
                 continue
-            if outcome[0] == "abort":
+            if isinstance(outcome, Aborted):
                 break
             t0 = self._t0 = perf()
             elapsed_ms = (t0 - sent) / 1e6
             seat.pending = None
             seat.answer_head = b""
-            await self._settle(seat, did, legal, texts, outcome, elapsed_ms)
+            await self._settle(seat, did, legal, outcome, elapsed_ms)
             pending = self._next()
 
-    def _next(self) -> Pending | _Pause | None:
+    def _next(self) -> Next:
         """Play the referee's own moves up to the next decision of a bot and make that
         decision: its message, and the future its outcome will resolve. None when the
         match is over; ``_PAUSE`` after many moves of the referee's own in a row.
@@ -483,7 +495,7 @@ class Match:
                 msg = encoder.decision(did, view, texts, events, bank)
             if len(state.events) > EVENTS_KEPT:
                 self.log.drop_sent(seats)
-            fut: asyncio.Future[Outcome] = self._create_future()
+            fut: asyncio.Future[Resolution] = self._create_future()
             seat.pending, seat.pending_id = fut, did
             seat.answer_head = answer_head(did)
             if self.referee_ns is not None:
@@ -497,41 +509,38 @@ class Match:
         seat: Seat,
         did: int,
         legal: list[Action],
-        texts: Sequence[str],
-        outcome: Outcome,
+        outcome: Answered | ReportedError | TimedOut | Gone,
         elapsed_ms: float,
     ) -> None:
         """Apply the seat's answer as :meth:`_take` read it (one it did not apply: past
         the decision limit, or naming no legal action), or the default action with a
         strike."""
-        kind, payload = outcome
         think_us = int(elapsed_ms * 1000)
         seat.settled.append(did)
         fault: Fault
-        if kind == "answer":
-            in_time = seat.clock.charge(elapsed_ms)
-            if in_time:
-                index, problem = payload
-                if index is not None:
+        match outcome:
+            case Answered(index, problem):
+                if not seat.clock.charge(elapsed_ms):
+                    fault, problem = "timeout", f"answered after {elapsed_ms:.0f} ms, out of time"
+                elif index is not None:
                     self._apply(seat, legal[index], think_us, "bot", index)
                     return
-                fault = "invalid"
-            else:
-                fault, problem = "timeout", f"answered after {elapsed_ms:.0f} ms, out of time"
-        elif kind == "timeout":
-            seat.clock.charge(elapsed_ms)
-            if seat.link is None:  # away, and did not come back in time: it forfeits
-                seat.status = worse(seat.status, "disconnected")
-                seat.forfeited = True
+                else:
+                    fault = "invalid"
+            case TimedOut():
+                seat.clock.charge(elapsed_ms)
+                if seat.link is None:  # away, and did not come back in time: it forfeits
+                    seat.status = worse(seat.status, "disconnected")
+                    seat.forfeited = True
+                    self._apply(seat, default_action(legal), think_us, "forfeited")
+                    return
+                fault, problem = "timeout", f"no answer within {elapsed_ms:.0f} ms"
+            case ReportedError(reported):
+                seat.clock.charge(elapsed_ms)
+                fault, problem = "crashed", f"the bot reported an error: {reported}"
+            case Gone():  # the seat was marked when it went
                 self._apply(seat, default_action(legal), think_us, "forfeited")
                 return
-            fault, problem = "timeout", f"no answer within {elapsed_ms:.0f} ms"
-        elif kind == "error":
-            seat.clock.charge(elapsed_ms)
-            fault, problem = "crashed", f"the bot reported an error: {payload}"
-        else:  # gone: the seat was marked when it went
-            self._apply(seat, default_action(legal), think_us, "forfeited")
-            return
         seat.strikes += 1
         seat.status = worse(seat.status, fault)
         action = default_action(legal)

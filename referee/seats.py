@@ -1,7 +1,7 @@
 """A match's seats as the runner keeps them (docs/architecture.md, decision 4): the stream a
 seat is connected by, its clock, status, strikes and forfeit, the decision it is to
-answer; the match's phases, the faults a bot's messages can earn, and which legal
-action an answer names."""
+answer and what that decision comes to; the match's phases, the faults a bot's messages
+can earn, and which legal action an answer names."""
 
 from __future__ import annotations
 
@@ -64,6 +64,57 @@ def worse(a: SeatStatus, b: SeatStatus) -> SeatStatus:
     return a if STATUSES.index(a) >= STATUSES.index(b) else b
 
 
+# -- what a decision comes to -------------------------------------------------------------
+# A pending decision's future resolves to one of these, for the match task to settle, or,
+# when the seat's stream reader took a legal answer in time and applied it itself, to the
+# next decision (referee.runner: Match._take).
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """An answer the reader left to the match task: one that names no legal action
+    (``index`` None, ``problem`` says why), or one that came past the decision limit."""
+
+    index: int | None
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportedError:
+    """The bot reported that it failed to decide (a BotError), with its message."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """No answer by the decision's deadline (the match's watchdog)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """The seat's stream was cut off or sent something unreadable; the seat was marked,
+    and forfeited, when it went."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoined:
+    """The seat came back on a new stream: the decision is sent again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """The match is being aborted, for ``reason``."""
+
+    reason: str
+
+
+#: What a pending decision comes to when the match task is to handle it.
+Outcome = Answered | ReportedError | TimedOut | Gone | Rejoined | Aborted
+
+
 class SeatLink:
     """One connected bot stream of a seat."""
 
@@ -121,6 +172,8 @@ class Seat:
     seen: int = 0  # events already sent to this seat (an index into the state's events)
     think_us: int = 0  # the seat's thinking time so far
     pending_id: int = -1
+    # what the pending decision comes to: an Outcome, or the next decision when the
+    # seat's reader applied the answer itself (referee.runner.Resolution)
     pending: asyncio.Future[Any] | None = None
     # the bytes an Answer to the pending decision by index holds before the index
     # (wire.answer_head): the service reads such answers without parsing them

@@ -14,6 +14,8 @@ import asyncio
 import math
 from typing import Any
 
+from referee.seats import TimedOut
+
 
 class Watchdog:
     """Times out one match's pending decision (:mod:`referee.runner` holds one)."""
@@ -84,6 +86,6 @@ class Watchdog:
                 assert self._task is not None
                 self._task.cancel()
             else:
-                fut.set_result(("timeout", "no answer in time"))
+                fut.set_result(TimedOut())
         else:
             self._set(loop, self._deadline)
