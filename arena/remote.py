@@ -17,7 +17,15 @@ from typing import Any
 import httpx
 import platformdirs
 
-from arena.app.errors import AppError, Forbidden, Invalid, NotFound, RateLimited, Unauthorized
+from arena.app.errors import (
+    AppError,
+    Forbidden,
+    Held,
+    Invalid,
+    NotFound,
+    RateLimited,
+    Unauthorized,
+)
 from arena.cli import ServerUnavailable
 from referee import settings
 
@@ -31,6 +39,7 @@ _ERRORS: dict[str, type[AppError]] = {
     "unauthorized": Unauthorized,
     "forbidden": Forbidden,
     "not_found": NotFound,
+    "held": Held,
     "invalid": Invalid,
 }
 
@@ -102,6 +111,20 @@ class Platform:
 
     def call(self, method: str, path: str, **kwargs: Any) -> Any:
         """The answer's JSON; the application layer's error for a refusal."""
+        reply = self._send(method, path, **kwargs)
+        try:
+            return reply.json()
+        except ValueError:
+            raise Unreachable(
+                f"{self.url} answered {path} with no JSON: is it a Rummy Arena platform "
+                "(`arena web`)?"
+            ) from None
+
+    def raw(self, path: str) -> bytes:
+        """The answer's bytes (a record); the application layer's error for a refusal."""
+        return self._send("GET", path).content
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         try:
             reply = self.client.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
@@ -109,12 +132,12 @@ class Platform:
                 f"the platform at {self.url} does not answer ({exc}); check "
                 f"{settings.PLATFORM} or run `arena login URL` again"
             ) from None
+        if reply.is_success:
+            return reply
         try:
             body = reply.json()
         except ValueError:
             body = None
-        if reply.is_success:
-            return body
         error = body.get("error") if isinstance(body, dict) else None
         if not isinstance(error, dict):
             raise Unreachable(

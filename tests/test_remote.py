@@ -130,6 +130,25 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
         ("bot", "show", "house", "--json"),
     ):
         assert remote.ok(*argv) == local.ok(*argv), argv
+    first = env.store.list_matches(tournament_id=tournament, state="done")[-1].id
+    for argv in (
+        ("match", "show", str(first)),
+        ("match", "show", str(first), "--json"),
+        ("export", str(first)),
+        ("replay", str(first)),
+        ("replay", str(first), "--seat", "1"),
+        ("leaderboard", "--game", GAME),
+        ("leaderboard", "--game", GAME, "--json"),
+    ):
+        assert remote.ok(*argv) == local.ok(*argv), argv
+    far, near = tmp_path / "far.record", tmp_path / "near.record"
+    remote.ok("match", "show", str(first), "--record", str(far))
+    local.ok("match", "show", str(first), "--record", str(near))
+    assert far.read_bytes() == near.read_bytes() == env.store.record(first)
+    gauntlet = json.loads(
+        remote.ok("gauntlet", "anns", "--against", "house", "--game", GAME, "--json")
+    )
+    assert env.store.tournament(gauntlet["tournament"]).format == "gauntlet"
     standings = json.loads(remote.ok("tournament", "standings", str(tournament), "--json"))
     assert standings["progress"]["done"] == made["matches"]
     assert sum(line["matches"] for line in standings["standings"]) == 2 * made["matches"]

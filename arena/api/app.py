@@ -356,6 +356,16 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
     def match_record(match_id: Id, actor: Who) -> dict[str, Any]:
         return matches.export(store, actor, match_id)
 
+    @api.get(
+        "/matches/{match_id}/record.bin",
+        summary="A finished match's record as stored (arena verify checks it)",
+        response_class=Response,
+        responses={200: {"content": {"application/octet-stream": {}}}},
+    )
+    def match_record_bytes(match_id: Id, actor: Who) -> Response:
+        data = matches.record_bytes(store, actor, match_id)
+        return Response(data, media_type="application/octet-stream")
+
     @api.get("/matches/{match_id}/steps/{step}", summary="One step of a finished match's replay")
     def match_step(
         match_id: Id,

@@ -8,7 +8,7 @@ from typing import Any
 
 from arena.commands import add_command, examples
 from arena.commands.db import with_store
-from arena.commands.replay import load_match
+from arena.remote import remote
 from worker.store import Store
 
 
@@ -26,10 +26,17 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from arena.app.replay import export
+    from arena.app import matches
+    from arena.app.actors import local_actor
+
+    platform = remote()
+    if platform is not None:
+        with platform:
+            print(json.dumps(platform.get(f"/matches/{args.id}/record"), indent=1))
+        return 0
 
     def body(store: Store) -> int:
-        print(json.dumps(export(load_match(store, args.id)), indent=1))
+        print(json.dumps(matches.export(store, local_actor(store), args.id), indent=1))
         return 0
 
     return with_store(body)

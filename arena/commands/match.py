@@ -228,91 +228,56 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """A stored match, with its public events replayed from its record."""
+    from arena.app import matches
+    from arena.app.actors import local_actor
     from arena.commands.db import with_store
-    from referee.matchlog import public_events
-    from referee.wire import decode_record
+    from arena.remote import remote
     from worker.store import Store
 
+    platform = remote()
+    if platform is not None:
+        with platform:
+            shown = platform.get(f"/matches/{args.id}")
+            if args.record is not None and shown["state"] == "done":
+                args.record.write_bytes(platform.raw(f"/matches/{args.id}/record.bin"))
+        return _print_match(shown, args)
+
     def body(store: Store) -> int:
-        match = store.match(args.id)
-        if match is None:
-            raise CommandError(f"no match {args.id} in the store")
-        labels = store.labels(match.seats)
-        seats = store.seat_results(match.id) if match.state == "done" else []
-        events: list[tuple[int | None, str]] = []
-        # docs/architecture.md, decision 13: one indexed query over the match's own duplicate set
-        held = match.id in store.held_matches([match.id])
-        if held and args.record is not None:
-            raise CommandError(
-                f"match {match.id}'s record is held back until every match of its duplicate "
-                "deal has finished (it shows the deal the others are still playing)"
-            )
-        if held:
-            events.append(
-                (
-                    None,
-                    "(the record is held back until every match of its duplicate deal has "
-                    "finished: it shows the deal the others are still playing)",
-                )
-            )
-        elif match.state == "done":
-            data = store.record(match.id)
-            if args.record is not None:
-                args.record.write_bytes(data)
-            record = decode_record(data)
-            indexes = [a.index for a in record.actions]
-            for e in public_events(
-                record.game, record.seed, len(record.seats), record.options, indexes
-            ):
-                events.append((e.seat if e.HasField("seat") else None, e.text))
-        out: dict[str, Any] = {
-            "match": match.id,
-            "game": match.game,
-            "state": match.state,
-            "seed": match.seed,
-            "attempts": match.attempts,
-            "tournament": match.tournament_id,
-            "duplicate_set": match.duplicate_set,
-            "error": match.error,
-            "seats": [
-                {
-                    "seat": i,
-                    "bot": labels.get(v, str(v)),
-                    **(
-                        {
-                            "rank": seats[i].rank,
-                            "score": seats[i].score,
-                            "status": seats[i].status,
-                            "forfeit": seats[i].forfeit,
-                        }
-                        if seats
-                        else {}
-                    ),
-                }
-                for i, v in enumerate(match.seats)
-            ],
-            "events": [{"seat": seat, "text": text} for seat, text in events],
-        }
-        if args.json:
-            print(json.dumps(out, indent=2))
-            return 0
-        print(
-            f"match {match.id}: {match.game}, seed {match.seed}, {match.state}"
-            + (f" (tournament {match.tournament_id})" if match.tournament_id else "")
-            + (f"; {match.error}" if match.error else "")
-        )
-        for seat in out["seats"]:
-            result = (
-                f": {place(seat['rank'])}, score {seat['score']}, {seat['status']}"
-                + (", forfeited" if seat["forfeit"] else "")
-                if "rank" in seat
-                else ""
-            )
-            print(f"  seat {seat['seat']} {seat['bot']}{result}")
-        for seat, text in events:
-            print(f"  {'referee' if seat is None else f'seat {seat}'}: {text}")
-        if args.record is not None:
-            print(f"record written to {args.record}; check it with `arena verify {args.record}`")
-        return 0
+        actor = local_actor(store)
+        shown = matches.show(store, actor, args.id)
+        if args.record is not None and shown["state"] == "done":
+            args.record.write_bytes(matches.record_bytes(store, actor, args.id))
+        return _print_match(shown, args)
 
     return with_store(body)
+
+
+def _print_match(out: dict[str, Any], args: argparse.Namespace) -> int:
+    """Print a match as :func:`arena.app.matches.show` gives it."""
+    if out["held"] and args.record is not None:
+        raise CommandError(
+            f"match {out['match']}'s record is held back until every match of its duplicate "
+            "deal has finished (it shows the deal the others are still playing)"
+        )
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(
+        f"match {out['match']}: {out['game']}, seed {out['seed']}, {out['state']}"
+        + (f" (tournament {out['tournament']})" if out["tournament"] else "")
+        + (f"; {out['error']}" if out["error"] else "")
+    )
+    for seat in out["seats"]:
+        result = (
+            f": {place(seat['rank'])}, score {seat['score']}, {seat['status']}"
+            + (", forfeited" if seat["forfeit"] else "")
+            if "rank" in seat
+            else ""
+        )
+        print(f"  seat {seat['seat']} {seat['bot']}{result}")
+    for event in out["events"]:
+        who = "referee" if event["seat"] is None else f"seat {event['seat']}"
+        print(f"  {who}: {event['text']}")
+    if args.record is not None:
+        print(f"record written to {args.record}; check it with `arena verify {args.record}`")
+    return 0

@@ -6,15 +6,14 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from arena.cli import CommandError
 from arena.commands import add_command, examples
 from arena.commands.db import with_store
+from arena.remote import remote
 from worker.store import Store
-
-if TYPE_CHECKING:
-    from arena.app.replay import StoredMatch
 
 #: A card in C2 notation, in event and action texts.
 CARD = re.compile(r"(?<![A-Za-z0-9=])(JK=)?([A2-9TJQK][CDHS]|JK)(?![A-Za-z0-9])")
@@ -36,17 +35,6 @@ def register(sub: Any, bench_sub: Any) -> None:
     r.set_defaults(func=cmd_replay)
 
 
-def load_match(store: Store, match_id: int) -> StoredMatch:
-    """The stored match and its record, for a replay or an export; a match that is not
-    there, or is held back, as a CommandError."""
-    from arena.app.replay import Unavailable, load
-
-    try:
-        return load(store, match_id)
-    except Unavailable as exc:
-        raise CommandError(str(exc)) from None
-
-
 def coloured(text: str) -> str:
     """``text`` as rich markup, its cards coloured by suit."""
     from rich.markup import escape
@@ -65,34 +53,58 @@ def coloured(text: str) -> str:
 def cmd_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.app.replay import Unavailable, frame
+    from arena.app import matches, replay
+    from arena.app.actors import local_actor
 
     console = Console(highlight=False)
+    platform = remote()
+    if platform is not None:
+        with platform:
+            record = platform.get(f"/matches/{args.id}/record")
+            return _replay(
+                console,
+                args,
+                record,
+                lambda step: platform.get(f"/matches/{args.id}/steps/{step}", seat=args.seat),
+            )
 
     def body(store: Store) -> int:
-        stored = load_match(store, args.id)
-        record = stored.record
-        if args.seat is not None and not 0 <= args.seat < len(record.seats):
-            raise CommandError(f"match {args.id} has seats 0..{len(record.seats) - 1}")
-        who = "every seat's cards" if args.seat is None else f"what seat {args.seat} knew"
-        console.print(
-            f"[bold]match {args.id}[/bold]: {record.game}, seed {record.seed}, "
-            f"{len(record.actions)} actions; {who}"
+        stored = matches.stored(store, local_actor(store), args.id)
+        return _replay(
+            console, args, replay.export(stored), lambda step: replay.frame(stored, step, args.seat)
         )
-        for i, label in enumerate(stored.labels):
-            r = next((x for x in stored.results if x.seat == i), None)
-            result = "" if r is None else f": rank {r.rank + 1}, score {r.score}, {r.status}"
-            console.print(f"  seat {i} {label}{result}")
-        try:
-            for step in range(len(record.actions) + 1):
-                _print_step(console, frame(stored, step, args.seat), args.seat)
-                if args.step and step < len(record.actions) and sys.stdin.isatty():
-                    input()
-        except Unavailable as exc:
-            raise CommandError(str(exc)) from None
-        return 0
 
     return with_store(body)
+
+
+def _replay(
+    console: Any,
+    args: argparse.Namespace,
+    record: dict[str, Any],
+    frame: Callable[[int], dict[str, Any]],
+) -> int:
+    """Print the match whose record (``arena export``'s JSON) is ``record``, step by
+    step, each step's frame from ``frame``."""
+    seats, actions = record["seats"], record["actions"]
+    if args.seat is not None and not 0 <= args.seat < len(seats):
+        raise CommandError(f"match {args.id} has seats 0..{len(seats) - 1}")
+    who = "every seat's cards" if args.seat is None else f"what seat {args.seat} knew"
+    console.print(
+        f"[bold]match {args.id}[/bold]: {record['game']}, seed {record['seed']}, "
+        f"{len(actions)} actions; {who}"
+    )
+    for seat in seats:
+        result = (
+            ""
+            if seat["rank"] is None
+            else f": rank {seat['rank'] + 1}, score {seat['score']}, {seat['status']}"
+        )
+        console.print(f"  seat {seat['seat']} {seat['bot']}{result}")
+    for step in range(len(actions) + 1):
+        _print_step(console, frame(step), args.seat)
+        if args.step and step < len(actions) and sys.stdin.isatty():
+            input()
+    return 0
 
 
 def _print_step(console: Any, f: dict[str, Any], seat: int | None) -> None:
