@@ -54,6 +54,7 @@ REPORTING = (
     "arena gauntlet",
     "arena tournament run",
     "arena tournament retry",
+    "arena tournament cancel",
     "arena tournament watch",
     "arena tournament standings",
     "arena tournament list",

@@ -509,3 +509,44 @@ def test_0006_makes_owners_users_and_the_demos_bots_house_bots(
         "mine": "alice",
     }
     assert known == {PLATFORM_USER, "alice", "bob"}
+
+
+def test_running_the_platforms_work_and_cancelling_are_an_operators(users: Store, cli: Cli) -> None:
+    """The command line's cells of "operate" and "cancel": an owner's key is refused
+    ladders started or stopped, tournaments run, retried or cancelled and the ratings
+    recomputed, and nothing changes; the operator does them."""
+    ann = cli.user("ann")
+    cli.ok("bot", "submit", RANDOM_BOT, "--game", GAME, "--name", "anns", key=ann)
+    cli.ok(
+        "bot", "submit", MINIMAL_BOT, "--game", GAME, "--name", "house", "--owner", PLATFORM_USER
+    )
+    made = cli.json("tournament", "create", "--game", GAME, "--bots", "anns,house", key=ann)
+    tournament = str(made["tournament"])
+    operator = "running the platform's work is for an operator"
+    for argv, words in (
+        (
+            ("tournament", "run", tournament, "--local-workers", "0"),
+            (f"run tournament {tournament}", operator),
+        ),
+        (
+            ("tournament", "retry", tournament),
+            (f"put tournament {tournament}'s failed matches back",),
+        ),
+        (
+            ("tournament", "cancel", tournament),
+            (f"cancel tournament {tournament}", "for an operator"),
+        ),
+        (("ladder", "start", "--game", GAME, "--local-workers", "0"), ("start ladder", operator)),
+        (("ladder", "stop", GAME), ("stop ladder",)),
+        (("ratings", "recompute", "--game", GAME), (f"recompute the ratings of {GAME}",)),
+    ):
+        cli.refused(*argv, key=ann, words=("user ann may not", *words))
+    assert users.ladders() == [] and users.tournament(int(tournament)).state == "running"
+    assert users.tournament_progress(int(tournament))["queued"] == made["matches"]
+    cli.ok("ladder", "start", "--game", GAME, "--local-workers", "0")
+    assert [lad.name for lad in users.ladders(active=True)] == [GAME]
+    cli.ok("ladder", "stop", GAME)
+    cli.ok("ratings", "recompute", "--game", GAME)
+    done = cli.json("tournament", "cancel", tournament)
+    assert len(done["cancelled"]) == made["matches"]
+    assert users.tournament(int(tournament)).state == "cancelled"

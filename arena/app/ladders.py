@@ -1,14 +1,17 @@
-"""Ladders as their users act on them (``docs/api.md``, "Who may do what"): a bot's owner
-withdraws it from a ladder's pool or lets it join again (every bot of the ladder's game
-is in the pool unless withdrawn or retired)."""
+"""Ladders as their users act on them (``docs/api.md``, "Who may do what"): an operator
+starts and stops a ladder; a bot's owner withdraws it from a ladder's pool or lets it
+join again (every bot of the ladder's game is in the pool unless withdrawn or
+retired)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Invalid, NotFound
-from worker.store import Ladder, Store
+from worker.store import Ladder, Store, StoreError
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +50,19 @@ def set_member(store: Store, actor: Actor, ladder: str, bot: str, member: bool) 
         raise Invalid(f"bot {bot!r} has no version for {found.game}, the game of ladder {ladder!r}")
     changed = store.set_withdrawn(found.id, owned.id, not member)
     return Membership(found.name, owned.name, member, changed)
+
+
+def start(store: Store, actor: Actor, game: str, name: str, settings: Mapping[str, Any]) -> Ladder:
+    """Start the ladder ``name`` of ``game`` (or run it again with new ``settings``)."""
+    require(actor, Action.OPERATE, what=f"start ladder {name!r}")
+    try:
+        return store.start_ladder(game, name, settings)
+    except StoreError as exc:
+        raise Invalid(str(exc)) from None
+
+
+def stop(store: Store, actor: Actor, name: str) -> None:
+    """Stop the ladder ``name``: no new matches (those queued still play)."""
+    require(actor, Action.OPERATE, what=f"stop ladder {name!r}")
+    if not store.stop_ladder(name):
+        raise NotFound(f"no running ladder named {name!r} (see `arena ladder status`)")

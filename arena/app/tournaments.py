@@ -206,3 +206,10 @@ def cancel(store: Store, actor: Actor, tournament_id: int) -> list[int]:
     require(actor, Action.CANCEL, what=f"cancel tournament {tournament_id}")
     _known_tournament(store, tournament_id)
     return store.cancel_tournament(tournament_id)
+
+
+def may_run(store: Store, actor: Actor, tournament_id: int) -> None:
+    """Refuse ``actor`` running the tournament's matches on workers of their own (the
+    platform's workers play the tournaments it is given)."""
+    require(actor, Action.OPERATE, what=f"run tournament {tournament_id}")
+    _known_tournament(store, tournament_id)

@@ -9,6 +9,8 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
+from arena.app import ladders
+from arena.app.actors import local_actor
 from arena.cli import CommandError
 from arena.commands import (
     add_command,
@@ -137,7 +139,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     if workers == 0:
 
         def start(store: Store) -> int:
-            ladder = store.start_ladder(args.game, name, settings)
+            ladder = ladders.start(store, local_actor(store), args.game, name, settings)
             print(
                 f"ladder {ladder.name!r} ({ladder.game}) runs: `arena scheduler` queues its "
                 "matches and the workers play them; see `arena leaderboard --game "
@@ -161,7 +163,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
     console = Console(stderr=True)
     with platform(workers=workers, concurrency=args.concurrency) as running:
         store = running.store
-        started = store.start_ladder(args.game, name, settings)
+        started = ladders.start(store, local_actor(store), args.game, name, settings)
         console.print(
             f"ladder {started.name!r} ({started.game}) runs here until Ctrl-C "
             f"({workers} local worker{'s' if workers > 1 else ''})"
@@ -192,8 +194,7 @@ def _foreground(args: argparse.Namespace, name: str, settings: dict[str, Any], w
 
 def cmd_stop(args: argparse.Namespace) -> int:
     def stop(store: Store) -> int:
-        if not store.stop_ladder(args.name):
-            raise CommandError(f"no running ladder named {args.name!r} (see `arena ladder status`)")
+        ladders.stop(store, local_actor(store), args.name)
         print(f"ladder {args.name!r} stopped: no new matches (those queued still play)")
         return 0
 

@@ -129,7 +129,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_recompute(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
-        stats = store.recompute_ratings(args.game, k=args.k)
+        from arena.app import ratings
+        from arena.app.actors import local_actor
+
+        stats = ratings.recompute(store, local_actor(store), args.game, k=args.k)
         k = store.elo_k if args.k is None else args.k
         if args.json:
             print(

@@ -99,6 +99,16 @@ def register(sub: Any, bench_sub: Any) -> None:
     _run_arguments(r)
     r.set_defaults(func=cmd_retry)
 
+    c = add_command(
+        tsub,
+        "cancel",
+        help="cancel a tournament: its queued matches are cancelled, those running finish",
+        examples=examples("arena tournament cancel 1", "arena tournament cancel 1 --json"),
+    )
+    c.add_argument("id", type=int)
+    json_argument(c, "the cancelled matches")
+    c.set_defaults(func=cmd_cancel)
+
     w = add_command(
         tsub,
         "watch",
@@ -360,9 +370,11 @@ def _with_platform(args: argparse.Namespace, body: Callable[[Platform], int]) ->
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return _with_platform(
-        args, lambda p: run(p, args.id, args.quiet, args.parallel, json_out=args.json)
-    )
+    def checked(platform: Platform) -> int:
+        tournaments.may_run(platform.store, local_actor(platform.store), args.id)
+        return run(platform, args.id, args.quiet, args.parallel, json_out=args.json)
+
+    return _with_platform(args, checked)
 
 
 def run(
@@ -405,12 +417,37 @@ def run(
     return 0
 
 
+def cmd_cancel(args: argparse.Namespace) -> int:
+    """Cancel the tournament's queued matches (operators), here or on a remote platform."""
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return _print_cancelled(platform.post(f"/tournaments/{args.id}/cancel"), args.json)
+
+    def body(store: Store) -> int:
+        cancelled = tournaments.cancel(store, local_actor(store), args.id)
+        return _print_cancelled({"tournament": args.id, "cancelled": cancelled}, args.json)
+
+    return with_store(body)
+
+
+def _print_cancelled(done: dict[str, Any], json_out: bool) -> int:
+    if json_out:
+        print(json.dumps(done))
+        return 0
+    count = len(done["cancelled"])
+    print(
+        f"tournament {done['tournament']} cancelled: {count} queued match"
+        f"{'es' if count != 1 else ''} cancelled (those running finish)"
+    )
+    return 0
+
+
 def cmd_retry(args: argparse.Namespace) -> int:
     """Queue the failed matches again (a second call finds none), then run if asked."""
 
     def retry(store: Store) -> int:
-        store.tournament(args.id)  # an unknown tournament is a usage error
-        again = store.retry_failed(args.id)
+        again = tournaments.retry(store, local_actor(store), args.id)
         if args.json and not args.run:
             print(json.dumps({"tournament": args.id, "queued_again": again}))
             return 0
