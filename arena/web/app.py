@@ -1,7 +1,9 @@
 """The Starlette application of the web viewer: pages rendered on the server with Jinja2,
 a JSON endpoint per match that the replay page's script draws, and the live view of a
-running match (server-sent events from its referee). Store calls are synchronous, so the
-page handlers are plain functions that Starlette runs in its thread pool."""
+running match (server-sent events from its referee). Every page reads through the
+application layer (:mod:`arena.app.pages`, :mod:`arena.app.replay`) as anyone without a
+key, never the store itself; those reads are synchronous, so the page handlers are plain
+functions that Starlette runs in its thread pool."""
 
 from __future__ import annotations
 
@@ -31,14 +33,16 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.app import reads, replay
+from arena.app import pages, replay
+from arena.app.actors import ANONYMOUS
+from arena.app.errors import AppError, Held, NotFound
 from arena.web import inputs
 from referee.games import game_names, get_game
 from worker.store import MATCH_STATES
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
-    from worker.store import Match, SeatMatch, Store, Tournament
+    from worker.store import Store
 
 HERE = Path(__file__).parent
 #: HTTP status of each reason a page cannot be shown.
@@ -50,18 +54,25 @@ STATUS = {
     "corrupt": 422,
     "busy": 503,
 }
+#: The reason a page gives for each refusal of the application layer (a key of STATUS);
+#: any other refusal is ``bad``.
+REFUSALS: tuple[tuple[type[AppError], str], ...] = ((NotFound, "missing"), (Held, "held"))
 #: Requests that re-run records (replay pages, frames, summaries, exports) served at once,
 #: and how long one waits for a slot before it is answered 503 (docs/performance.md).
 REPLAY_SLOTS = 4
 REPLAY_WAIT_S = 10.0
-#: Matches a listing shows.
+#: Tournaments or matches a listing shows.
 LIST_LIMIT = 200
+#: Matches a tournament's page lists.
+TOURNAMENT_MATCHES = 50
 #: Rated matches a leaderboard's trend looks back over.
 TREND_MATCHES = 10
+#: A bot page's matches of its latest version: those its health counts, and those it
+#: lists.
+HEALTH_MATCHES = 200
+RECENT_SHOWN = 20
 #: Finished matches whose records the bot page reads for its decision times.
 DECISION_MATCHES = 50
-#: Action sources that were no decision of the bot (only one legal action, or forfeited).
-NOT_DECIDED = frozenset({"forced", "forfeited"})
 #: The longest a live stream waits for its match to start (queued, or claimed by a
 #: worker that has not yet said where it plays), in seconds; then it says the live view
 #: is unavailable and ends (docs/viewer.md).
@@ -141,6 +152,9 @@ def _replay_work(
 class Viewer:
     """The pages, over one store."""
 
+    #: Who the pages read as: anyone (they take no key).
+    actor = ANONYMOUS
+
     def __init__(self, store: Store) -> None:
         self.store = store
         self.env = _env()
@@ -155,30 +169,21 @@ class Viewer:
     # -- pages -----------------------------------------------------------------------------
 
     def index(self, request: Request) -> Response:
-        tournaments = self.store.list_tournaments(limit=10)
-        return self.page(
-            "index.html",
-            tournaments=[(t, self.store.tournament_progress(t.id)) for t in tournaments],
-            matches=self._match_rows(self.store.list_matches(limit=15)),
-        )
+        front = pages.front(self.store, self.actor, tournaments=10, matches=15)
+        return self.page("index.html", tournaments=front.tournaments, matches=front.matches)
 
     def leaderboard(self, request: Request) -> Response:
-        from arena.app.reads import ladder_rows
         from worker import skill
 
         game = request.path_params.get("game") or game_names()[0]
-        if game not in game_names():
-            raise replay.Unavailable("missing", f"there is no game {game!r}")
-        elo = self.store.ratings(game)
-        trends = self.store.rating_trends(game, TREND_MATCHES)
-        ladder, pool = ladder_rows(self.store, game)
+        board = pages.leaderboard(self.store, self.actor, game, trend_matches=TREND_MATCHES)
         rows = []
-        if ladder is not None:
-            for r in pool:
+        if board.ladder is not None:
+            for r in board.pool:
                 row: dict[str, Any] = {
                     "label": r.label,
                     "elo": r.elo,
-                    "trend": _trend(trends.get(r.version)),
+                    "trend": _trend(board.trends.get(r.version)),
                     "games": r.games,
                     "last": r.last_played_at,
                     "rating": None,
@@ -194,31 +199,28 @@ class Viewer:
                 {
                     "label": r.label,
                     "elo": r.rating,
-                    "trend": _trend(trends.get(r.bot_version_id)),
+                    "trend": _trend(board.trends.get(r.bot_version_id)),
                     "games": r.games,
                 }
-                for r in elo
+                for r in board.ratings
             ]
         return self.page(
-            "leaderboard.html", game=game, ladder=ladder, rows=rows, trend_matches=TREND_MATCHES
+            "leaderboard.html",
+            game=game,
+            ladder=board.ladder,
+            rows=rows,
+            trend_matches=TREND_MATCHES,
         )
 
     def tournaments(self, request: Request) -> Response:
-        items = self.store.list_tournaments(limit=200)
-        return self.page(
-            "tournaments.html",
-            tournaments=[(t, self.store.tournament_progress(t.id)) for t in items],
-        )
+        listed = pages.tournaments(self.store, self.actor, limit=LIST_LIMIT)
+        return self.page("tournaments.html", tournaments=listed)
 
     def tournament(self, request: Request) -> Response:
-        from worker.store import StoreError
-
-        tid = request.path_params["id"]
-        try:
-            t = self.store.tournament(tid)
-        except StoreError:
-            raise replay.Unavailable("missing", f"there is no tournament {tid}") from None
-        table, fit, held = reads.shown_standings(self.store, t)
+        found = pages.tournament(
+            self.store, self.actor, request.path_params["id"], matches=TOURNAMENT_MATCHES
+        )
+        table = found.table
         order = [line.version for line in table.lines]
         cross = []
         for line in table.lines:
@@ -233,73 +235,55 @@ class Viewer:
                 cells.append(_heat(share, f"{points:g}/{games}", f"{share:.0%} of the points"))
             cross.append(cells)
         likelihoods = None
-        if fit is not None:
+        if found.fit is not None:
             labels = {line.version: line.label for line in table.lines}
-            likelihoods = _likelihoods(fit, order, labels)
+            likelihoods = _likelihoods(found.fit, order, labels)
         return self.page(
             "tournament.html",
-            t=t,
-            settings=_settings(t.options),
-            duel=_duel_test(self.store, t),
-            progress=self.store.tournament_progress(tid),
+            t=found.tournament,
+            settings=_settings(found.tournament.options),
+            duel=found.duel,
+            progress=found.progress,
             table=table,
             cross=cross,
             likelihoods=likelihoods,
-            held=held,
-            matches=self._match_rows(self.store.list_matches(tournament_id=tid, limit=50)),
+            held=found.held,
+            matches=found.matches,
         )
 
     def bots(self, request: Request) -> Response:
-        return self.page("bots.html", bots=self.store.list_bots())
+        return self.page("bots.html", bots=pages.bots(self.store, self.actor))
 
     def bot(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        bot = self.store.bot_by_name(name)
-        if bot is None:
-            raise replay.Unavailable("missing", f"there is no bot named {name!r}")
-        versions = self.store.bot_versions(bot.id)
-        charts = []
-        for v in versions:
-            history = self.store.rating_history(v.version.game, v.version.id)
-            charts.append((v, _chart(history)))
-        latest = versions[-1].version if versions else None
-        recent = self.store.recent_matches(latest.id, limit=200) if latest else []
-        # a finished match of a duplicate deal still being played shows no result, and
-        # its record is not read (docs/architecture.md, decision 13)
-        held = self.store.held_matches([m.match_id for m in recent])
-        health = Counter(m.status for m in recent if m.status is not None)
+        found = pages.bot(
+            self.store,
+            self.actor,
+            request.path_params["name"],
+            recent=HEALTH_MATCHES,
+            decisions_over=DECISION_MATCHES,
+        )
         return self.page(
             "bot.html",
-            bot=bot,
-            versions=versions,
-            charts=charts,
-            latest=latest,
-            recent=recent[:20],
-            held=held,
-            health=sorted(health.items()),
-            faults=[(name, health[status]) for status, name in FAULTS],
-            played=sum(health.values()),
-            times=_decision_times(self.store, [m for m in recent if m.match_id not in held]),
+            bot=found.bot,
+            versions=found.versions,
+            charts=[(v, _chart(found.histories[v.version.id])) for v in found.versions],
+            latest=found.latest,
+            recent=found.recent[:RECENT_SHOWN],
+            held=found.held,
+            health=sorted(found.health.items()),
+            faults=[(name, found.health[status]) for status, name in FAULTS],
+            played=sum(found.health.values()),
+            times=found.times,
         )
 
     def matches(self, request: Request) -> Response:
-        from worker.store import StoreError
-
         q = request.query_params
         game = q.get("game") or None
-        if game is not None and game not in game_names():
-            raise replay.Unavailable("missing", f"there is no game {inputs.shown(game)}")
         tournament = inputs.number(q, "tournament")
-        if tournament is not None:
-            try:
-                self.store.tournament(tournament)
-            except StoreError:
-                raise replay.Unavailable(
-                    "missing", f"there is no tournament {tournament}"
-                ) from None
         state = inputs.choice(q, "state", MATCH_STATES)
         bot = (q.get("bot") or "").strip()
-        found: list[Match] = []
+        name: str | None = None
+        version = None
         if bot:
             # NAME or NAME@vN (a name is split at its last "@v", as the CLI does)
             name, at, wanted = bot.rpartition("@v")
@@ -307,28 +291,20 @@ class Viewer:
                 name, wanted = bot, ""
             version = inputs.number({"version": wanted}, "version") if at else None
             if at and version is None:
-                raise inputs.BadInput(f"bot={inputs.shown(bot)} names no version after @v")
-            b = self.store.bot_by_name(name)
-            if b is None:
-                raise replay.Unavailable("missing", f"there is no bot named {inputs.shown(name)}")
-            for v in self.store.bot_versions(b.id):
-                if version is not None and v.version.version != version:
-                    continue
-                found += self.store.list_matches(
-                    game=game,
-                    state=state,
-                    tournament_id=tournament,
-                    bot_version_id=v.version.id,
-                    limit=LIST_LIMIT,
-                )
-            found = sorted({m.id: m for m in found}.values(), key=lambda m: -m.id)[:LIST_LIMIT]
-        else:
-            found = self.store.list_matches(
-                game=game, state=state, tournament_id=tournament, limit=LIST_LIMIT
-            )
+                raise inputs.BadInput(f"bot={pages.quoted(bot)} names no version after @v")
+        rows = pages.matches(
+            self.store,
+            self.actor,
+            game=game,
+            state=state,
+            tournament=tournament,
+            bot=name,
+            version=version,
+            limit=LIST_LIMIT,
+        )
         return self.page(
             "matches.html",
-            rows=self._match_rows(found),
+            rows=rows,
             game=game or "",
             bot=bot,
             tournament=tournament,
@@ -339,10 +315,9 @@ class Viewer:
     @_replay_work
     def match(self, request: Request) -> Response:
         match_id = request.path_params["id"]
-        m = self.store.match(match_id)
-        if m is not None and m.state in ("queued", "running"):
+        stored = pages.replay_page(self.store, self.actor, match_id)
+        if stored is None:
             return RedirectResponse(f"/matches/{match_id}/live", status_code=303)
-        stored = replay.load(self.store, match_id)
         seat = inputs.number(request.query_params, "seat")
         if seat is not None and not 0 <= seat < len(stored.record.seats):
             raise replay.Unavailable("missing", f"match {match_id} has no seat {seat}")
@@ -360,21 +335,16 @@ class Viewer:
 
     def live(self, request: Request) -> Response:
         match_id = request.path_params["id"]
-        m = self.store.match(match_id)
-        if m is None:
-            raise replay.Unavailable("missing", f"there is no match {match_id}")
-        if m.state == "done":
+        found = pages.live(self.store, self.actor, match_id)
+        if found.match.state == "done":
             return RedirectResponse(f"/matches/{match_id}", status_code=303)
-        if replay.held_back(self.store, m):
-            raise _held_live(match_id)
-        labels = self.store.labels(m.seats)
-        return self.page("live.html", m=m, labels=[labels.get(v, str(v)) for v in m.seats])
+        return self.page("live.html", m=found.match, labels=found.labels)
 
     # -- JSON ------------------------------------------------------------------------------
 
     @_replay_work
     def api_match(self, request: Request) -> Response:
-        stored = replay.load(self.store, request.path_params["id"])
+        stored = pages.stored(self.store, self.actor, request.path_params["id"])
         seat = inputs.number(request.query_params, "seat")
         if seat is not None and not 0 <= seat < len(stored.record.seats):
             raise replay.Unavailable("missing", f"match {stored.match.id} has no seat {seat}")
@@ -382,13 +352,14 @@ class Viewer:
 
     @_replay_work
     def api_step(self, request: Request) -> Response:
-        stored = replay.load(self.store, request.path_params["id"])
+        stored = pages.stored(self.store, self.actor, request.path_params["id"])
         seat = inputs.number(request.query_params, "seat")
         return _json(replay.frame(stored, request.path_params["step"], seat))
 
     @_replay_work
     def api_export(self, request: Request) -> Response:
-        return _json(replay.export(replay.load(self.store, request.path_params["id"])))
+        stored = pages.stored(self.store, self.actor, request.path_params["id"])
+        return _json(replay.export(stored))
 
     async def live_events(self, request: Request) -> Response:
         """Server-sent events of a running match: its public events as its referee
@@ -404,8 +375,8 @@ class Viewer:
                 status_code=429,
                 headers={"Retry-After": str(round(LIVE_POLL_S * 10))},
             )
-        if await run_in_threadpool(self._held, match_id):
-            raise _held_live(match_id)
+        if await run_in_threadpool(pages.held, self.store, self.actor, match_id):
+            raise pages.held_live(match_id)
         self.streams[client] += 1
 
         def release() -> None:
@@ -420,9 +391,6 @@ class Viewer:
             headers={"Cache-Control": "no-store"},
         )
 
-    def _held(self, match_id: int) -> bool:
-        return bool(self.store.held_matches([match_id]))
-
     async def _live_stream(self, match_id: int) -> AsyncIterator[str]:
         import asyncio
 
@@ -434,20 +402,17 @@ class Viewer:
         # address from anywhere else)
         deadline = loop.time() + LIVE_WAIT_S
         while True:
-            m = await run_in_threadpool(self.store.match, match_id)
-            if m is None or m.state not in ("queued", "running"):
-                yield _sse("end", {"state": "missing" if m is None else m.state})
+            now = await run_in_threadpool(pages.watch, self.store, self.actor, match_id)
+            if now.state not in ("queued", "running"):
+                yield _sse("end", {"state": now.state})
                 return
-            if m.duplicate_set is not None and await run_in_threadpool(self._held, match_id):
-                yield _sse("held", {"message": str(_held_live(match_id))})
+            if now.held:
+                yield _sse("held", {"message": str(pages.held_live(match_id))})
                 return
-            where = None
-            if m.state == "running":
-                where = await run_in_threadpool(self.store.live_location, match_id)
-            if where is not None:
+            if now.where is not None:
                 break
             if loop.time() >= deadline:
-                yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
+                yield _sse("unavailable", {"message": _UNAVAILABLE, "state": now.state})
                 return
             yield ": waiting\n\n"
             await asyncio.sleep(LIVE_POLL_S)
@@ -456,14 +421,14 @@ class Viewer:
         from referee.auth import SecretError, platform_secret, watch_metadata
         from rummyarena.v1 import match_pb2, match_pb2_grpc
 
-        address, referee_match = where
+        address, referee_match = now.where
         try:
             # the watch credential of this one match, never the platform's secret
             metadata = watch_metadata(platform_secret(), referee_match)
         except SecretError:
-            yield _sse("unavailable", {"message": _UNAVAILABLE, "state": m.state})
+            yield _sse("unavailable", {"message": _UNAVAILABLE, "state": now.state})
             return
-        duplicate = m.duplicate_set is not None
+        duplicate = now.duplicate
         async with grpc.aio.insecure_channel(address) as channel:
             stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
             call = stub.WatchMatch(
@@ -493,8 +458,10 @@ class Viewer:
                         await asyncio.sleep(LIVE_CHECK_S)
                     while not updates.empty():
                         batch.append(updates.get_nowait())
-                    if duplicate and await run_in_threadpool(self._held, match_id):
-                        yield _sse("held", {"message": str(_held_live(match_id))})
+                    if duplicate and await run_in_threadpool(
+                        pages.held, self.store, self.actor, match_id
+                    ):
+                        yield _sse("held", {"message": str(pages.held_live(match_id))})
                         return
                     for item in batch:
                         if isinstance(item, grpc.RpcError):
@@ -517,23 +484,11 @@ class Viewer:
                 call.cancel()
         # the record is stored a moment after the referee's result
         for _ in range(50):
-            m = await run_in_threadpool(self.store.match, match_id)
-            if m is None or m.state not in ("queued", "running"):
+            now = await run_in_threadpool(pages.watch, self.store, self.actor, match_id)
+            if now.state not in ("queued", "running"):
                 break
             await asyncio.sleep(0.1)
-        yield _sse("end", {"state": "missing" if m is None else m.state})
-
-    # -- helpers ---------------------------------------------------------------------------
-
-    def _match_rows(self, matches: list[Match]) -> list[dict[str, Any]]:
-        """Rows of a match list: the match, its bots, and whether it is held back (no
-        link to its replay or live view, no result: docs/architecture.md, decision 13)."""
-        labels = self.store.labels(sorted({v for m in matches for v in m.seats}))
-        held = self.store.held_matches([m.id for m in matches if m.duplicate_set is not None])
-        return [
-            {"m": m, "bots": [labels.get(v, str(v)) for v in m.seats], "held": m.id in held}
-            for m in matches
-        ]
+        yield _sse("end", {"state": now.state})
 
 
 class _Stream(StreamingResponse):
@@ -551,14 +506,6 @@ class _Stream(StreamingResponse):
             self.release()
 
 
-def _held_live(match_id: int) -> replay.Unavailable:
-    return replay.Unavailable(
-        "held",
-        f"match {match_id} is held back until every other match of its duplicate deal has "
-        "finished: its events would show the cards they are playing",
-    )
-
-
 #: How a tournament page names the settings a tournament was made with, in the order it
 #: shows them (any other by its key, after them).
 SETTING_NAMES = {
@@ -568,8 +515,6 @@ SETTING_NAMES = {
     "table_size": "table size",
     "seed": "seed",
 }
-#: What a duel page calls each outcome the test counts: A's single games, or pairs.
-DUEL_OUTCOMES = {False: ("lost", "drew", "won"), True: ("LL", "LD", "DD/WL", "WD", "WW")}
 
 
 def _settings(options: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -588,67 +533,6 @@ def _settings(options: Mapping[str, Any]) -> list[tuple[str, str]]:
             text = str(value)
         lines.append((SETTING_NAMES.get(key, key.replace("_", " ")), text))
     return lines
-
-
-def _duel_test(store: Store, tournament: Tournament) -> dict[str, Any] | None:
-    """A duel's test (``docs/duels.md``) re-run over its finished matches, as ``arena
-    duel`` fed it: its settings, its figures over every result that may be shown, and
-    its verdict, which is the first bound crossed in the order the matches were made (a
-    sequential test stops there; matches already running when it stopped are counted in
-    the figures, not in the verdict). A duplicate pair counts once both its games are
-    done, so a game whose partner is still being played shows nothing (decision 13).
-    None for a tournament that is not a duel, or whose test settings cannot be read."""
-    from worker.ratings import SeatResult, effective_ranks
-    from worker.sprt import Sprt, game_score
-
-    stored = tournament.options.get("sprt")
-    if tournament.format != "duel" or not isinstance(stored, Mapping) or not tournament.entries:
-        return None
-    try:
-        sprt = Sprt(
-            float(stored["elo0"]),
-            float(stored["elo1"]),
-            float(stored["alpha"]),
-            float(stored["beta"]),
-            pentanomial=bool(stored["pentanomial"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-    a = tournament.entries[0]
-    pairs: dict[int, list[float]] = {}
-    verdict, decided_at = "continue", None
-    for r in store.tournament_results(tournament.id):
-        versions = [s.version for s in r.seats]
-        if len(versions) != 2 or a not in versions:
-            continue
-        ranks = effective_ranks([SeatResult(s.version, s.rank, s.forfeit) for s in r.seats])
-        mine = versions.index(a)
-        score = game_score(ranks[mine], ranks[1 - mine])
-        if sprt.pentanomial and r.duplicate_set is not None:
-            pair = pairs.setdefault(r.duplicate_set, [])
-            pair.append(score)
-            if len(pair) < 2:
-                continue
-            sprt.add_pair(*pair)
-        else:
-            sprt.add_game(score)
-        if decided_at is None and sprt.status() != "continue":
-            verdict, decided_at = sprt.status(), sprt.games
-    labels = store.labels(tournament.entries)
-    lower, upper = sprt.bounds()
-    return {
-        "a": labels.get(a, str(a)),
-        "b": labels.get(tournament.entries[-1], str(tournament.entries[-1])),
-        "sprt": sprt,
-        "llr": sprt.llr(),
-        "lower": lower,
-        "upper": upper,
-        "elo": sprt.elo(),
-        "counts": list(zip(DUEL_OUTCOMES[sprt.pentanomial], sprt.counts, strict=True)),
-        "verdict": verdict,
-        "decided_at": decided_at,
-        "over": tournament.state in ("done", "cancelled"),
-    }
 
 
 def _json(data: Any) -> JSONResponse:
@@ -717,45 +601,6 @@ def _likelihoods(
             cells.append(_heat(p, f"{p:.2f}", title))
         rows.append(cells)
     return rows
-
-
-def _percentile(ordered: list[int], q: float) -> int:
-    """The nearest-rank ``q`` quantile (0 < q ≤ 1) of sorted values."""
-    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
-
-
-def _decision_times(store: Store, recent: list[SeatMatch]) -> dict[str, Any] | None:
-    """Percentiles of a bot version's thinking time per decision over its latest
-    finished matches (``recent``, newest first; :data:`DECISION_MATCHES` of them), from
-    their records' per-action times at its seats; actions it did not choose (forced,
-    forfeited) are left out."""
-    from referee.wire import decode_record
-
-    seats: dict[int, set[int]] = {}
-    for m in recent:
-        if m.state == "done" and (m.match_id in seats or len(seats) < DECISION_MATCHES):
-            seats.setdefault(m.match_id, set()).add(m.seat)
-    if not seats:
-        return None
-    times: list[int] = []
-    unreadable = 0
-    for entry in store.records(list(seats), decode=decode_record):
-        if entry.value is None:
-            unreadable += 1
-            continue
-        mine = seats[entry.match_id]
-        times += [
-            a.think_us
-            for a in entry.value.actions
-            if a.seat in mine and a.source not in NOT_DECIDED
-        ]
-    times.sort()
-    out: dict[str, Any] = {"matches": len(seats) - unreadable, "decisions": len(times)}
-    out["unreadable"] = unreadable
-    if times:
-        for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
-            out[name] = _percentile(times, q) / 1000
-    return out
 
 
 def _course_chart(course: dict[str, Any] | None, step: int) -> dict[str, Any] | None:
@@ -836,16 +681,23 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
 
     viewer = Viewer(store)
 
-    async def unavailable(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, replay.Unavailable)
-        status = STATUS.get(exc.kind, 404)
-        headers = {"Retry-After": "1"} if exc.kind == "busy" else None
+    def not_shown(request: Request, kind: str, message: str) -> Response:
+        status = STATUS.get(kind, 404)
+        headers = {"Retry-After": "1"} if kind == "busy" else None
         if request.url.path.startswith("/api/"):
-            body = {"error": exc.kind, "message": str(exc)}
+            body = {"error": kind, "message": message}
             return JSONResponse(body, status_code=status, headers=headers)
-        page = viewer.page("error.html", status, kind=exc.kind, message=str(exc))
+        page = viewer.page("error.html", status, kind=kind, message=message)
         page.headers.update(headers or {})
         return page
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, replay.Unavailable)
+        return not_shown(request, exc.kind, str(exc))
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        kind = next((k for t, k in REFUSALS if isinstance(exc, t)), "bad")
+        return not_shown(request, kind, str(exc))
 
     def refuse(path: str, message: str, status: int = 400) -> Response:
         if path.startswith("/api/"):
@@ -898,6 +750,7 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         exception_handlers={
             inputs.BadInput: bad_input,
             replay.Unavailable: unavailable,
+            AppError: refused,
             HTTPException: not_found,
             Exception: failure,
         },

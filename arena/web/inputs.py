@@ -16,6 +16,8 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.convertors import Convertor, register_url_convertor
 
+from arena.app.pages import quoted
+
 #: The most digits of a number the viewer reads (below 2^63, Postgres' bigint).
 MAX_DIGITS = 18
 #: The longest address (path and query, as sent) the viewer reads; its own links are a
@@ -47,11 +49,6 @@ class IdConvertor(Convertor[int]):
 
 
 register_url_convertor("id", IdConvertor())
-
-
-def shown(text: str) -> str:
-    """``text`` quoted for a message, cut to 40 characters."""
-    return repr(text[:40] + ("…" if len(text) > 40 else ""))
 
 
 def text_problem(raw: bytes) -> str | None:
@@ -111,7 +108,7 @@ def number(params: Mapping[str, str], name: str) -> int | None:
     if text is None or text in ("", "all"):
         return None
     if not (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS):
-        raise BadInput(f"{name}={shown(text)} is not a number")
+        raise BadInput(f"{name}={quoted(text)} is not a number")
     return int(text)
 
 
@@ -122,5 +119,5 @@ def choice(params: Mapping[str, str], name: str, allowed: Collection[str]) -> st
     if not text:
         return None
     if text not in allowed:
-        raise BadInput(f"{name}={shown(text)} is none of {', '.join(sorted(allowed))}")
+        raise BadInput(f"{name}={quoted(text)} is none of {', '.join(sorted(allowed))}")
     return text
