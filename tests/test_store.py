@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,8 @@ from tests.store_fixtures import finished_match, make_bots
 from worker import db
 from worker.ratings import SeatResult, replay_elo
 from worker.store import (
+    MATCH_STATES,
+    TOURNAMENT_STATES,
     CorruptRecord,
     FinishedMatch,
     InvalidResult,
@@ -89,6 +92,22 @@ def test_d2_match_commits_to_its_seed_before_play(store: Store) -> None:
     assert len(match.seed_salt) == 16
     other = store.create_match(GAME, [a, b])
     assert 0 <= other.seed < 2**64 and other.seed_commitment != match.seed_commitment
+
+
+def test_d6_the_states_are_what_the_columns_allow(store: Store) -> None:
+    """The store's MatchState and TournamentState are the values the ``state`` columns'
+    CHECK constraints allow, no more and no fewer."""
+    allowed = {}
+    with store.pool.connection() as conn:
+        for table in ("matches", "tournaments"):
+            for (definition,) in conn.execute(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+                " WHERE conrelid = %s::regclass AND contype = 'c'",
+                (table,),
+            ):
+                if definition.startswith("CHECK ((state = ANY"):
+                    allowed[table] = re.findall(r"'(\w+)'::text", definition)
+    assert allowed == {"matches": list(MATCH_STATES), "tournaments": list(TOURNAMENT_STATES)}
 
 
 def test_d6_claim_is_won_by_exactly_one_of_many_callers(store: Store) -> None:

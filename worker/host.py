@@ -33,7 +33,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import psycopg
 import psycopg_pool
@@ -44,7 +44,7 @@ from referee.clock import ClockRules
 from worker import notices
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
-from worker.store import FinishedMatch, InvalidResult, Match, Store
+from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,9 @@ MATCH_S = 600.0
 RESTART_WAITS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: The longest wait before a match that could not be played is tried again (seconds).
 MAX_RETRY_WAIT_S = 60.0
+#: A match's state after a worker played it, or ``lost`` when the claim was no longer
+#: its attempt's (or the store could not be told; the lease will expire).
+Played: TypeAlias = MatchState | Literal["lost"]
 #: The referee's answers that say the referee (not the match) is at fault.
 _REFEREE_AWAY = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "RESOURCE_EXHAUSTED")
 
@@ -195,7 +198,7 @@ class Host:
             played += 1
         return played, True
 
-    def play_one(self, match_id: int) -> str | None:
+    def play_one(self, match_id: int) -> Played | None:
         """Claim the match ``match_id`` and play it; returns its state afterwards, or None
         if it was not claimable (done, cancelled, backing off, or held by a live lease): a
         task delivered twice does nothing twice."""
@@ -212,7 +215,7 @@ class Host:
 
     # -- playing ---------------------------------------------------------------------
 
-    def play(self, match: Match, holder: str) -> str:
+    def play(self, match: Match, holder: str) -> Played:
         """Play a match claimed by ``holder`` to its end and hand it in; returns the
         match's state afterwards (``done``, ``queued`` or ``failed``; ``lost`` if the claim
         was no longer this attempt's)."""
@@ -237,7 +240,7 @@ class Host:
         notices.publish(self.redis, match.tournament_id, match_id=match.id, state=state)
         return state
 
-    def _give_back(self, match: Match, holder: str, exc: Exception, started: bool) -> str:
+    def _give_back(self, match: Match, holder: str, exc: Exception, started: bool) -> Played:
         """Put a match that could not be played back in the queue (after a back-off),
         or fail it when out of attempts; a platform fault before the deal does not use
         up an attempt. ``lost`` if the store cannot be told (the lease will expire)."""
@@ -298,7 +301,7 @@ class Host:
         )
         return _Live(link, referee_id, time.monotonic(), note or None)
 
-    def _finish(self, match: Match, holder: str, live: _Live) -> str:
+    def _finish(self, match: Match, holder: str, live: _Live) -> Played:
         """Wait for the referee's result and commit it (or give the match back if the
         referee aborted it)."""
         link, referee_id = live.link, live.referee_id
@@ -364,7 +367,7 @@ def sweep(
     enqueue: Callable[[int], Any],
     drain: Callable[[int, int], Any],
     stall_s: float | None = None,
-) -> dict[int, str]:
+) -> dict[int, MatchState]:
     """Re-queue the running matches whose lease expired (their worker vanished) and
     enqueue a task for each one queued again; then send work for the queued matches no
     task is working on (:meth:`Store.stranded`: their tasks were lost with the broker,

@@ -30,7 +30,7 @@ from kombu.exceptions import OperationalError
 from referee import settings
 from worker import host
 from worker.app import app
-from worker.store import Store
+from worker.store import MatchState, Store
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def start_drains(store: Store, tournament_id: int, queued: int, parallel: int = 
     return count
 
 
-def sweep_now(store: Store) -> dict[int, str]:
+def sweep_now(store: Store) -> dict[int, MatchState]:
     """The sweep (:func:`worker.host.sweep`), its work enqueued as tasks."""
     return host.sweep(store, play_match.delay, lambda t, n: start_drains(store, t, n))
 

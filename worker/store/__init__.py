@@ -19,11 +19,13 @@ from worker import db
 from worker.store.base import ELO_K_ENV, StoreError
 from worker.store.bots import Bot, BotStore, BotSummary, BotVersion, RatedVersion, SeatMatch
 from worker.store.competitions import (
+    TOURNAMENT_STATES,
     CompetitionStore,
     ScheduledMatch,
     SeatResultRow,
     TableResult,
     Tournament,
+    TournamentState,
 )
 from worker.store.finished import RECORD_FORMAT, FinishedMatch, InvalidResult, SeatOutcome
 from worker.store.ladders import Ladder, LadderStanding, LadderStore, TickPlan
@@ -31,6 +33,7 @@ from worker.store.matches import (
     MATCH_STATES,
     CorruptRecord,
     Match,
+    MatchState,
     MatchStore,
     RecordEntry,
     UnknownMatch,
@@ -53,6 +56,7 @@ __all__ = [
     "MATCH_STATES",
     "PLATFORM_USER",
     "RECORD_FORMAT",
+    "TOURNAMENT_STATES",
     "ApiKey",
     "Bot",
     "BotSummary",
@@ -65,6 +69,7 @@ __all__ = [
     "Ladder",
     "LadderStanding",
     "Match",
+    "MatchState",
     "NewKey",
     "RatedVersion",
     "RatingRow",
@@ -79,6 +84,7 @@ __all__ = [
     "TableResult",
     "TickPlan",
     "Tournament",
+    "TournamentState",
     "UnknownMatch",
     "User",
     "UserSummary",

@@ -15,6 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from worker.store.base import StoreBase, StoreError
+from worker.store.matches import MatchState
 
 #: The most characters a bot name holds.
 NAME_MAX = 40
@@ -113,11 +114,11 @@ class SeatMatch:
 
     match_id: int
     game: str
-    state: str
+    state: MatchState
     seat: int
     rank: int | None
     score: int | None
-    status: str | None
+    status: str | None  # a SeatStatus
     created_at: datetime
     finished_at: datetime | None
     forfeit: bool | None = None

@@ -8,14 +8,20 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, get_args
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from referee.record import SeatStatus
 from worker.store.base import StoreBase, StoreError
-from worker.store.matches import seed_commitment
+from worker.store.matches import MATCH_STATES, seed_commitment
+
+#: Where a tournament stands, as the ``tournaments.state`` column spells it (its CHECK,
+#: migration 0001, allows these and nothing else).
+TournamentState = Literal["open", "running", "done", "cancelled"]
+TOURNAMENT_STATES: tuple[TournamentState, ...] = get_args(TournamentState)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +34,7 @@ class Tournament:
     format: str
     options: Mapping[str, Any]
     duplicate: bool
-    state: str
+    state: TournamentState
     created_at: datetime
     entries: tuple[int, ...]
     created_by: str | None = None  # its creator's user name (None: made before users)
@@ -52,7 +58,7 @@ class SeatResultRow:
     version: int
     rank: int
     score: int
-    status: str
+    status: SeatStatus
     forfeit: bool
 
 
@@ -220,11 +226,11 @@ class CompetitionStore(StoreBase):
                 (tournament_id,),
             ).fetchall()
         )
-        counts = dict.fromkeys(("queued", "running", "done", "failed", "cancelled"), 0)
+        counts: dict[str, int] = dict.fromkeys(MATCH_STATES, 0)
         counts.update({str(s): int(n) for s, n in rows})
         return counts
 
-    def set_tournament_state(self, tournament_id: int, state: str) -> None:
+    def set_tournament_state(self, tournament_id: int, state: TournamentState) -> None:
         """Mark a tournament ``open``, ``running``, ``done`` or ``cancelled``."""
         self._run(
             lambda conn: conn.execute(

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from referee import wire
 from referee.clock import ClockRules
 from referee.engine import OptionsError, UnknownGameError
 from referee.games import get_game
-from referee.record import FORMAT_VERSION, SOURCES, STATUSES, OptionScalar
+from referee.record import FORMAT_VERSION, SOURCES, OptionScalar, SeatStatus
 from rummyarena.v1 import common_pb2, record_pb2
 from worker.store.base import StoreError
 
@@ -42,7 +43,7 @@ class SeatOutcome:
     seat: int
     rank: int
     score: int
-    status: str = "ok"
+    status: SeatStatus = "ok"
     forfeit: bool = False
 
 
@@ -74,10 +75,17 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-#: Seat status names by their value in the protobuf enum (UNSPECIFIED is none of them).
-_SEAT_STATUS_NAMES = {
-    common_pb2.SeatStatus.Value(f"SEAT_STATUS_{name.upper()}"): name for name in STATUSES
-}
+def _seat_status(match_id: int, value: int, where: str) -> SeatStatus:
+    """The seat status of a ``SeatStatus`` enum value; :class:`InvalidResult` for a value
+    that is none (UNSPECIFIED among them)."""
+    try:
+        return wire.status_from_proto(value)
+    except wire.CodecError:
+        raise InvalidResult(
+            match_id, f"the record's {where} status {value} is not a seat status"
+        ) from None
+
+
 #: Games, numbers of seats and options (with their types) already found valid: a run of
 #: matches shares a few, so each is checked against its game once. Kept small.
 _VALID_OPTIONS: set[tuple[str, int, tuple[tuple[str, type, OptionScalar], ...]]] = set()
@@ -157,13 +165,9 @@ def check_finished(match_id: int, finished: FinishedMatch) -> CheckedFinish:
         ) from exc
 
     n = len(msg.seats)
-    listed_statuses = []
-    for i, entry in enumerate(msg.seats):
-        if entry.status not in _SEAT_STATUS_NAMES:
-            raise InvalidResult(
-                match_id, f"the record's seat {i} status {entry.status} is not a seat status"
-            )
-        listed_statuses.append(_SEAT_STATUS_NAMES[entry.status])
+    listed_statuses = [
+        _seat_status(match_id, entry.status, f"seat {i}") for i, entry in enumerate(msg.seats)
+    ]
     clock = msg.clock
     try:
         ClockRules(clock.decision_ms, clock.bank_ms, clock.strike_limit, clock.join_ms)
@@ -219,13 +223,7 @@ def check_finished(match_id: int, finished: FinishedMatch) -> CheckedFinish:
                 f"seat {seat} score {entry_result.score} does not fit the score column "
                 f"({_INT4_MIN}..{_INT4_MAX})",
             )
-        status = _SEAT_STATUS_NAMES.get(entry_result.status)
-        if status is None:
-            raise InvalidResult(
-                match_id,
-                f"the record's result seat {seat} status {entry_result.status} "
-                "is not a seat status",
-            )
+        status = _seat_status(match_id, entry_result.status, f"result seat {seat}")
         listed = msg.seats[seat]
         if listed_statuses[seat] != status or listed.forfeited != entry_result.forfeited:
             raise InvalidResult(

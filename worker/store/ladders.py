@@ -16,7 +16,7 @@ from psycopg.types.json import Jsonb
 
 from worker.store.base import StoreBase, StoreError
 from worker.store.competitions import ScheduledMatch, SeatResultRow, TableResult
-from worker.store.matches import seed_commitment
+from worker.store.matches import MATCH_STATES, seed_commitment
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +158,7 @@ class LadderStore(StoreBase):
                 (ladder_id,),
             ).fetchall()
         )
-        counts = dict.fromkeys(("queued", "running", "done", "failed", "cancelled"), 0)
+        counts: dict[str, int] = dict.fromkeys(MATCH_STATES, 0)
         counts.update({str(s): int(n) for s, n in rows})
         return counts
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, get_args
 
 import psycopg
 from psycopg.rows import dict_row
@@ -23,7 +23,10 @@ from worker import ratings
 from worker.store.base import StoreBase, StoreError, one_trip_transaction
 from worker.store.finished import FinishedMatch, InvalidResult, SeatOutcome, check_finished
 
-MATCH_STATES = ("queued", "running", "done", "failed", "cancelled")
+#: Where a match stands in the state machine, as the ``matches.state`` column spells it
+#: (its CHECK, migration 0001, allows these and nothing else).
+MatchState = Literal["queued", "running", "done", "failed", "cancelled"]
+MATCH_STATES: tuple[MatchState, ...] = get_args(MatchState)
 
 
 class UnknownMatch(StoreError):
@@ -58,7 +61,7 @@ class Match:
     seed_salt: bytes
     seed_commitment: bytes
     seats: tuple[int, ...]
-    state: str
+    state: MatchState
     attempts: int
     max_attempts: int
     lease_holder: str | None
@@ -372,7 +375,7 @@ class MatchStore(StoreBase):
         retry: bool = True,
         started: bool = True,
         wait_s: float = 0.0,
-    ) -> str | None:
+    ) -> MatchState | None:
         """Give up a running match: back to ``queued`` while attempts remain (and ``retry``),
         not claimed again for ``wait_s`` seconds (a retry's back-off), else ``failed``.
         A play that never ``started`` (the platform failed before the deal: its referee
@@ -399,7 +402,10 @@ class MatchStore(StoreBase):
                 },
             ).fetchone()
         )
-        return None if row is None else str(row[0])
+        if row is None:
+            return None
+        state: MatchState = row[0]
+        return state
 
     def retry_failed(self, tournament_id: int, attempts: int = 3) -> list[int]:
         """Put the tournament's failed matches back in the queue, each with ``attempts``
@@ -518,7 +524,7 @@ class MatchStore(StoreBase):
         )
         return row is not None
 
-    def requeue_expired(self) -> dict[int, str]:
+    def requeue_expired(self) -> dict[int, MatchState]:
         """Sweep running matches whose lease expired: back to ``queued``, or ``failed`` when
         out of attempts. Returns match id → new state."""
         rows = self._run(
@@ -531,7 +537,7 @@ class MatchStore(StoreBase):
                 " WHERE state = 'running' AND lease_expires < now() RETURNING id, state"
             ).fetchall()
         )
-        return {int(i): str(s) for i, s in rows}
+        return {int(i): s for i, s in rows}
 
     def finish_match(self, match_id: int, holder: str, finished: FinishedMatch) -> bool:
         """Commit a finished match held by ``holder``: its record, seat results and the Elo
