@@ -7,6 +7,7 @@ from typing import Any
 
 from referee import wire
 from referee.engine import Event
+from referee.record import SeatStatus
 from rummyarena.v1 import bot_pb2
 
 
@@ -107,7 +108,7 @@ class MatchOver:
     seat: int
     ranks: tuple[int, ...]
     scores: tuple[int, ...]
-    statuses: tuple[str, ...]
+    statuses: tuple[SeatStatus, ...]
     detail_json: str
     events: tuple[Event, ...]
     # why the referee stopped the match before its end (shutting down, a fault of its
