@@ -550,3 +550,34 @@ def test_running_the_platforms_work_and_cancelling_are_an_operators(users: Store
     done = cli.json("tournament", "cancel", tournament)
     assert len(done["cancelled"]) == made["matches"]
     assert users.tournament(int(tournament)).state == "cancelled"
+
+
+def test_an_owner_withdraws_their_bot_from_a_ladder_and_brings_it_back(
+    users: Store, cli: Cli
+) -> None:
+    """The command line's cell of "ladder": the owner withdraws and rejoins; another
+    user's key is refused and nothing changes."""
+    ann, bob = cli.user("ann"), cli.user("bob")
+    cli.ok("bot", "submit", RANDOM_BOT, "--game", GAME, "--name", "anns", key=ann)
+    ladder = users.start_ladder(GAME, GAME, {})
+
+    def pool() -> set[str]:
+        return {row.label for row in users.ladder_standings(ladder)}
+
+    assert pool() == {"anns@v1"}
+    cli.refused(
+        "ladder",
+        "withdraw",
+        GAME,
+        "anns",
+        key=bob,
+        words=("user bob may not withdraw bot 'anns' of ann",),
+    )
+    assert pool() == {"anns@v1"}
+    assert "withdrawn from ladder" in cli.ok("ladder", "withdraw", GAME, "anns", key=ann)
+    assert pool() == set()
+    assert "was withdrawn already" in cli.ok("ladder", "withdraw", GAME, "anns", key=ann)
+    cli.refused("ladder", "join", GAME, "anns", key=bob, words=("enter bot 'anns' of ann",))
+    assert "joined ladder" in cli.ok("ladder", "join", GAME, "anns", key=ann)
+    assert pool() == {"anns@v1"}
+    cli.refused("ladder", "join", "nowhere", "anns", key=ann, words=("no ladder named 'nowhere'",))

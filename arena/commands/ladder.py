@@ -8,6 +8,7 @@ import json
 import random
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from arena.app import ladders
 from arena.app.actors import local_actor
@@ -96,6 +97,23 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     stop.add_argument("name", help="the ladder's name (by default its game's name)")
     stop.set_defaults(func=cmd_stop)
+    for action, member, text in (
+        (
+            "withdraw",
+            False,
+            "take your bot out of a ladder's pool (its finished matches stay rated)",
+        ),
+        ("join", True, "put your withdrawn bot back in a ladder's pool"),
+    ):
+        p = add_command(
+            lsub,
+            action,
+            help=text,
+            examples=examples(f"arena ladder {action} hollywood-gin mybot"),
+        )
+        p.add_argument("name", help="the ladder's name (by default its game's name)")
+        p.add_argument("bot", help="the bot's name")
+        p.set_defaults(func=cmd_membership, member=member)
     status = add_command(
         lsub,
         "status",
@@ -199,6 +217,43 @@ def cmd_stop(args: argparse.Namespace) -> int:
         return 0
 
     return with_store(stop)
+
+
+def cmd_membership(args: argparse.Namespace) -> int:
+    """Withdraw a bot from a ladder, or let it join again (its owner or an operator), here
+    or on a remote platform."""
+    from arena.remote import remote
+
+    platform = remote()
+    if platform is not None:
+        with platform:
+            path = f"/ladders/{quote(args.name, safe='')}/bots/{quote(args.bot, safe='')}"
+            done = platform.call("POST" if args.member else "DELETE", path)
+        return _print_membership(done)
+
+    def body(store: Store) -> int:
+        found = ladders.set_member(store, local_actor(store), args.name, args.bot, args.member)
+        return _print_membership(
+            {
+                "ladder": found.ladder,
+                "bot": found.bot,
+                "member": found.member,
+                "changed": found.changed,
+            }
+        )
+
+    return with_store(body)
+
+
+def _print_membership(done: dict[str, Any]) -> int:
+    where = f"ladder {done['ladder']!r}"
+    if done["member"]:
+        said = "is in" if not done["changed"] else "joined"
+        print(f"{done['bot']} {said} {where}'s pool")
+    else:
+        said = "was withdrawn already from" if not done["changed"] else "withdrawn from"
+        print(f"{done['bot']} {said} {where}: no new matches there (those queued still play)")
+    return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
