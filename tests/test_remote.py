@@ -139,8 +139,13 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
         ("replay", str(first), "--seat", "1"),
         ("leaderboard", "--game", GAME),
         ("leaderboard", "--game", GAME, "--json"),
+        ("tournament", "watch", str(tournament)),
     ):
         assert remote.ok(*argv) == local.ok(*argv), argv
+    env.store.start_ladder(GAME, GAME, {"in_flight": 2})
+    for argv in (("ladder", "status"), ("ladder", "status", "--json")):
+        assert remote.ok(*argv) == local.ok(*argv), argv
+    assert "running" in remote.ok("ladder", "status")
     far, near = tmp_path / "far.record", tmp_path / "near.record"
     remote.ok("match", "show", str(first), "--record", str(far))
     local.ok("match", "show", str(first), "--record", str(near))

@@ -383,6 +383,10 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
 
     # -- ladders ------------------------------------------------------------------------------
 
+    @api.get("/ladders", summary="Every ladder: its game, whether it runs, its matches")
+    def list_ladders(actor: Who) -> list[dict[str, Any]]:
+        return ladders.status(store, actor)
+
     @api.post("/ladders/{ladder}/bots/{name}", summary="Let a bot join a ladder's pool again")
     def join_ladder(
         ladder: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])],

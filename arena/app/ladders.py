@@ -66,3 +66,20 @@ def stop(store: Store, actor: Actor, name: str) -> None:
     require(actor, Action.OPERATE, what=f"stop ladder {name!r}")
     if not store.stop_ladder(name):
         raise NotFound(f"no running ladder named {name!r} (see `arena ladder status`)")
+
+
+def status(store: Store, actor: Actor) -> list[dict[str, Any]]:
+    """Every ladder: its game, whether it runs, its matches by state and how many it keeps
+    in flight, as ``arena ladder status --json``."""
+    require(actor, Action.READ, what="read the ladders")
+    return [
+        {
+            "id": lad.id,
+            "name": lad.name,
+            "game": lad.game,
+            "running": lad.active,
+            "progress": store.ladder_progress(lad.id),
+            "in_flight_limit": lad.settings.get("in_flight"),
+        }
+        for lad in store.ladders()
+    ]

@@ -257,36 +257,31 @@ def _print_membership(done: dict[str, Any]) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    def status(store: Store) -> int:
-        ladders = store.ladders()
-        if args.json:
-            rows = []
-            for lad in ladders:
-                p = store.ladder_progress(lad.id)
-                rows.append(
-                    {
-                        "id": lad.id,
-                        "name": lad.name,
-                        "game": lad.game,
-                        "running": lad.active,
-                        "progress": p,
-                        "in_flight_limit": lad.settings.get("in_flight"),
-                    }
-                )
-            print(json.dumps(rows, indent=2))
-            return 0
-        if not ladders:
-            print("no ladders yet: arena ladder start --game GAME")
-        for lad in ladders:
-            p = store.ladder_progress(lad.id)
-            print(
-                f"{lad.name:<16} {lad.game:<14} {'running' if lad.active else 'stopped':<8} "
-                f"{p['done']} done, {p['queued'] + p['running']} in flight, "
-                f"{p['failed']} failed; in flight at most {lad.settings.get('in_flight')}"
-            )
-        return 0
+    from arena.remote import remote
 
-    return with_store(status)
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return _print_status(platform.get("/ladders"), json_out=args.json)
+    return with_store(
+        lambda store: _print_status(ladders.status(store, local_actor(store)), json_out=args.json)
+    )
+
+
+def _print_status(rows: list[dict[str, Any]], *, json_out: bool) -> int:
+    if json_out:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("no ladders yet: arena ladder start --game GAME")
+    for lad in rows:
+        p = lad["progress"]
+        print(
+            f"{lad['name']:<16} {lad['game']:<14} {'running' if lad['running'] else 'stopped':<8} "
+            f"{p['done']} done, {p['queued'] + p['running']} in flight, "
+            f"{p['failed']} failed; in flight at most {lad['in_flight_limit']}"
+        )
+    return 0
 
 
 # -- the leaderboard -------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from arena.commands.tournament_standings import (
     WIDE_ENOUGH,
     print_report,
     report,
+    rows_table,
     standings_of,
     standings_table,
 )
@@ -468,9 +469,37 @@ def cmd_retry(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from arena.platform import platform
 
+    remote_platform = remote()
+    if remote_platform is not None:
+        with remote_platform:
+            return _watch_remote(remote_platform, args.id, json_out=args.json)
     with platform() as running:
         follow(running, running.store.tournament(args.id), quiet=False, sweep=False)
         return report(running.store, args.id, json_out=args.json)
+
+
+def _watch_remote(platform: RemotePlatform, tournament_id: int, *, json_out: bool) -> int:
+    """Follow a tournament on a remote platform (its progress and standings, read every
+    :data:`TICK_S`) until its last match ends; then print its standings."""
+    import shutil
+
+    from rich.console import Console, Group
+    from rich.live import Live
+
+    data = platform.get(f"/tournaments/{tournament_id}")
+    began, ended_at_start = time.monotonic(), data["progress"]["done"]
+    narrow = shutil.get_terminal_size().columns < WIDE_ENOUGH
+    with Live(console=Console(stderr=True), refresh_per_second=2, transient=True) as live:
+        while data["progress"]["queued"] + data["progress"]["running"] > 0:
+            counts = data["progress"]
+            rate = (counts["done"] - ended_at_start) / max(time.monotonic() - began, 1e-9)
+            total = sum(counts.values()) - counts["cancelled"]
+            live.update(
+                Group(_progress_line(counts, total, rate), rows_table(data, compact=narrow))
+            )
+            time.sleep(TICK_S)
+            data = platform.get(f"/tournaments/{tournament_id}")
+    return print_report(data, json_out=json_out)
 
 
 def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bool) -> None:
