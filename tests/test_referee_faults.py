@@ -160,7 +160,9 @@ def test_a_second_stream_with_a_token_takes_the_seat_over(ref: RefereeProcess) -
 
 
 def test_answer_out_of_turn_is_failed_precondition(ref: RefereeProcess) -> None:
-    m = ref.create("hollywood-gin", 2, seed=8, options={"max_hands": 1}, join_ms=200)
+    # the match waits for its seats meanwhile: 5 s, not less, or on a loaded machine it
+    # may be over (nobody joined in time) before the answer is read
+    m = ref.create("hollywood-gin", 2, seed=8, options={"max_hands": 1}, join_ms=5000)
     _, err = run(_stream(ref.address, join(m.tokens[0]), answer(999, 0)))
     assert err is not None and err.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "out of turn" in (err.details() or "")

@@ -120,15 +120,28 @@ def test_a_shutdown_finishes_what_it_can_and_aborts_the_rest_honestly(sig: int) 
         ref.channel.close()
 
 
+async def _running(ref: RefereeProcess, match_id: str, timeout: float = 60) -> None:
+    """Wait until every seat of the match has joined and it runs."""
+    async with grpc.aio.insecure_channel(ref.address) as channel:
+        matches = match_pb2_grpc.MatchesStub(channel)
+        request = match_pb2.GetMatchRequest(match_id=match_id)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while (await matches.GetMatch(request, metadata=ref.metadata)).state != (
+            match_pb2.MATCH_STATE_RUNNING
+        ):
+            assert asyncio.get_running_loop().time() < deadline, "the bot did not join"
+            await asyncio.sleep(0.05)
+
+
 def test_an_sdk_bot_is_told_its_match_was_aborted() -> None:
     ref = RefereeProcess("--grace", "0.5")
     try:
-        m = ref.create("hollywood-gin", 2, seed=3, decision_ms=60_000, bank_ms=0)
+        m = ref.create("hollywood-gin", 2, seed=3, decision_ms=60_000, bank_ms=0, join_ms=60_000)
         bot = start_bot(EXAMPLES / "random_bot.py", ref.address, m.tokens[0])
 
         async def silent_then_signal() -> bot_pb2.MatchEnd:
             stuck = asyncio.ensure_future(seat(ref.address, m.tokens[1], 0.0, False))
-            await asyncio.sleep(2.0)  # the bot has started and joined; the match runs
+            await _running(ref, m.match_id)  # the bot has started and joined
             ref.proc.send_signal(signal.SIGTERM)
             return await asyncio.wait_for(stuck, 15)
 
