@@ -10,8 +10,10 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 import uvicorn
 from starlette.testclient import TestClient
@@ -186,17 +188,20 @@ def test_a_long_address_or_headers_answer_414_or_431(store: Store) -> None:
         assert ok.startswith(b"HTTP/1.1 200 ")
 
 
-def test_arena_web_itself_answers_414_to_a_1_mb_address(store: Store) -> None:
+def test_arena_web_itself_answers_414_to_a_1_mb_address(store: Store, tmp_path: Path) -> None:
     """The command serves with the same protocol as the tests above (not a plain uvicorn
-    configuration, which resets the connection)."""
+    configuration, which resets the connection); stopped with SIGTERM, it exits 0 and
+    stops the private Redis it started."""
     import os
     import re
     import subprocess
     import sys
 
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_REDIS_URL"}
     web = subprocess.Popen(
         [sys.executable, "-m", "arena", "web", "--port", "0"],
-        env={**os.environ, "ARENA_DATABASE_URL": store.url},
+        env={**env, "ARENA_DATABASE_URL": store.url, "ARENA_HOME": str(home)},
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -210,6 +215,16 @@ def test_arena_web_itself_answers_414_to_a_1_mb_address(store: Store) -> None:
             b"GET /matches?bot=" + b"a" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n" + CLOSE,
         )
         assert answer.startswith(b"HTTP/1.1 414 "), answer[:200]
-    finally:
+        private = [
+            p
+            for p in psutil.process_iter(["cmdline"])
+            if str(home) in " ".join(p.info["cmdline"] or [])
+        ]
+        assert private, "arena web started no private Redis under its ARENA_HOME"
         web.terminate()
-        web.wait(20)
+        assert web.wait(20) == 0
+        assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in private)
+    finally:
+        if web.poll() is None:
+            web.kill()
+            web.wait(20)

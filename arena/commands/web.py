@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import signal
 import socket
 import sys
 from typing import Any
@@ -60,6 +61,10 @@ def listen(host: str, port: int) -> socket.socket:
         raise CommandError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
 
+def _exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
 def cmd_web(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -68,6 +73,10 @@ def cmd_web(args: argparse.Namespace) -> int:
     from worker import broker, db
 
     listener = listen(args.host, args.port)
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again with the handler
+    # it found: that one must end the command through its `with` blocks, which stop the
+    # embedded Postgres and Redis, not kill the process before they run.
+    signal.signal(signal.SIGTERM, _exit)
     with (
         listener,
         store_errors(),
