@@ -418,3 +418,26 @@ def test_names_stored_before_the_rule_still_list_show_and_resolve(
     assert legacy is not None
     version = cli_store.bot_versions(legacy.id)[0].version.id
     assert resolve_bots(cli_store, GAME, ["evil@v1@v1"]) == [version]
+
+
+def test_python_that_does_not_compile_is_refused_naming_file_and_line(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A syntax error is found at submission, by file and line, and nothing is stored:
+    before, the version was stored and forfeited its first match with no word of why."""
+    broken = tmp_path / "broken_bot.py"
+    broken.write_text("from bots.sdk import Bot\n\nclass B(Bot)\n    pass\n")
+    code, out, err = arena(capsys, "bot", "submit", str(broken), "--game", GAME)
+    assert_refused(err, code, out, "broken_bot.py does not compile (line 3")
+    assert "expected ':'" in err
+    folder = tmp_path / "folder_bot"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "arena-bot.toml").write_text('command = ["python", "main.py"]\n')
+    (folder / "main.py").write_text("import lib.helper\n")
+    (folder / "lib" / "helper.py").write_text("def f(:\n    return 1\n")
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert_refused(err, code, out, "lib/helper.py does not compile (line 1")
+    assert cli_store.list_bots() == []
+    (folder / "lib" / "helper.py").write_text("def f():\n    return 1\n")
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert code == 0, err

@@ -125,7 +125,8 @@ def check_archive(archive: bytes, archive_format: str = "tar") -> None:
     """:class:`Invalid` unless ``archive`` is an archive a worker can unpack safely:
     a tar of at most :data:`MAX_ENTRIES` plain files and folders, :data:`MAX_BYTES`
     together, every path inside the folder (no links, devices, absolute or ``..``
-    paths)."""
+    paths), and every Python file in it one that compiles (a syntax error is named by
+    file and line, not found as a forfeit in the bot's first match)."""
     if archive_format not in ARCHIVE_FORMATS:
         raise Invalid(f"archive_format {archive_format!r}: one of {', '.join(ARCHIVE_FORMATS)}")
     if len(archive) > MAX_BYTES + 512 * (MAX_ENTRIES + 2):
@@ -147,8 +148,26 @@ def check_archive(archive: bytes, archive_format: str = "tar") -> None:
                 total += member.size
                 if total > MAX_BYTES:
                     raise Invalid(f"archive: its files are over {MAX_BYTES:,} bytes together")
+                if member.isfile() and member.name.endswith(".py"):
+                    source = tar.extractfile(member)
+                    if source is not None:
+                        _check_python(member.name, source.read())
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise Invalid(f"archive: not a tar archive ({exc})") from None
+
+
+def _check_python(name: str, source: bytes) -> None:
+    """:class:`Invalid` naming the file, line and error when ``source`` does not compile."""
+    try:
+        compile(source, name, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        raise Invalid(
+            f"{name} does not compile ({where}: {exc.msg}): fix it and submit again; "
+            "nothing was stored"
+        ) from None
+    except ValueError as exc:  # a NUL byte in the source
+        raise Invalid(f"{name} does not compile ({exc}): nothing was stored") from None
 
 
 def retire(store: Store, actor: Actor, name: str) -> Retired:
