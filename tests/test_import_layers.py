@@ -5,7 +5,7 @@ those under ``if TYPE_CHECKING`` and inside functions do not run at import time)
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,13 +60,14 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _runs_at_import(tree: ast.Module) -> Iterator[ast.AST]:
+def _runs_at_import(tree: ast.Module, *, functions: bool = False) -> Iterator[ast.AST]:
     """The nodes of a module's body that run when it is imported (not the bodies of
-    functions, nor ``if TYPE_CHECKING`` blocks)."""
+    functions, unless ``functions``, nor ``if TYPE_CHECKING`` blocks: imports for
+    annotations only)."""
     stack: list[ast.AST] = list(tree.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        if not functions and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             continue
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             stack.extend(node.orelse)
@@ -75,10 +76,13 @@ def _runs_at_import(tree: ast.Module) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _imports(name: str) -> set[str]:
-    """The names a module imports at import time (ours resolved to modules)."""
+def _imports(
+    name: str, nodes: Callable[[ast.Module], Iterator[ast.AST]] = _runs_at_import
+) -> set[str]:
+    """The names a module imports in the ``nodes`` of it that are read (by default those
+    that run at import time), ours resolved to modules."""
     out = set()
-    for node in _runs_at_import(ast.parse(MODULES[name].read_text())):
+    for node in nodes(ast.parse(MODULES[name].read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 full = f"{node.module}.{alias.name}"
@@ -204,31 +208,14 @@ def test_the_application_layer_imports_no_front_end_not_even_inside_a_function()
 
 
 def _runs_ever(tree: ast.Module) -> Iterator[ast.AST]:
-    """The nodes of a module that may ever run: all but ``if TYPE_CHECKING`` blocks (an
-    import for annotations only), function bodies included."""
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            stack.extend(node.orelse)
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
+    """The nodes of a module that may ever run: function bodies included."""
+    return _runs_at_import(tree, functions=True)
 
 
 def _all_imports(name: str) -> set[str]:
     """Every name a module imports, wherever the import is written (inside functions
     too; not those for annotations only), ours resolved to modules."""
-    out = set()
-    for node in _runs_ever(ast.parse(MODULES[name].read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                out.add(full if full in MODULES else node.module)
-        elif isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-    out.discard(name)
-    return out
+    return _imports(name, _runs_ever)
 
 
 FULL_GRAPH = {name: _all_imports(name) for name in MODULES}

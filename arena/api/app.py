@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
+import dataclasses
 from typing import Annotated, Any, Literal
 
 import psycopg
@@ -31,7 +31,7 @@ from arena.app.errors import (
     RateLimited,
     Unauthorized,
 )
-from worker.store import ApiKey, Store, StoreError
+from worker.store import Store, StoreError
 from worker.store.bots import NAME_MAX, is_bot_name
 
 #: The API's version, and where it is served.
@@ -105,6 +105,7 @@ NAME = rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}$"
 Name = Annotated[
     str, Path(pattern=NAME, description="a bot's name", examples=["random-hollywood-gin"])
 ]
+LadderName = Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])]
 Id = Annotated[int, Path(ge=1, le=MAX_ID, examples=[1])]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="items per page")]
 Offset = Annotated[int, Query(ge=0, le=MAX_ID, description="items skipped")]
@@ -388,58 +389,34 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
         return ladders.status(store, actor)
 
     @api.post("/ladders/{ladder}/bots/{name}", summary="Let a bot join a ladder's pool again")
-    def join_ladder(
-        ladder: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])],
-        name: Name,
-        actor: Who,
-    ) -> dict[str, Any]:
-        done = ladders.set_member(store, actor, ladder, name, True)
-        return {"ladder": done.ladder, "bot": done.bot, "member": True, "changed": done.changed}
+    def join_ladder(ladder: LadderName, name: Name, actor: Who) -> dict[str, Any]:
+        return dataclasses.asdict(ladders.set_member(store, actor, ladder, name, True))
 
     @api.delete("/ladders/{ladder}/bots/{name}", summary="Withdraw a bot from a ladder's pool")
-    def withdraw_from_ladder(
-        ladder: Annotated[str, Path(pattern=NAME, examples=["hollywood-gin"])],
-        name: Name,
-        actor: Who,
-    ) -> dict[str, Any]:
-        done = ladders.set_member(store, actor, ladder, name, False)
-        return {"ladder": done.ladder, "bot": done.bot, "member": False, "changed": done.changed}
+    def withdraw_from_ladder(ladder: LadderName, name: Name, actor: Who) -> dict[str, Any]:
+        return dataclasses.asdict(ladders.set_member(store, actor, ladder, name, False))
 
     # -- users and keys -----------------------------------------------------------------------
 
     @api.get("/users", summary="Every user (operators)")
     def list_users(actor: Who) -> list[dict[str, Any]]:
-        return [
-            {
-                "name": u.user.name,
-                "operator": u.user.operator,
-                "created_at": u.user.created_at.isoformat(timespec="seconds"),
-                "keys": u.keys,
-                "bots": u.bots,
-            }
-            for u in users.list_users(store, actor)
-        ]
+        return [users.user_dict(u) for u in users.list_users(store, actor)]
 
     @api.post("/users", summary="Make a user and their first key (operators)", status_code=201)
     def create_user(request: Annotated[NewUser, Body()], actor: Who) -> dict[str, Any]:
         made = users.create_user(store, actor, request.name, operator=request.operator)
-        return {
-            "user": request.name,
-            "operator": request.operator,
-            "key": made.text,
-            "prefix": made.key.prefix,
-        }
+        return {**users.new_key_dict(made), "operator": request.operator}
 
     @api.get("/keys", summary="A user's keys, by prefix")
     def list_keys(
         actor: Who, user: Annotated[str | None, Query(pattern=NAME)] = None
     ) -> list[dict[str, Any]]:
-        return [_key_dict(k) for k in users.list_keys(store, actor, user)]
+        return [users.key_dict(k) for k in users.list_keys(store, actor, user)]
 
     @api.post("/keys", summary="A new key (shown once)", status_code=201)
     def new_key(request: Annotated[KeyRequest, Body()], actor: Who) -> dict[str, Any]:
         made = users.new_key(store, actor, request.user)
-        return {**_key_dict(made.key), "key": made.text}
+        return users.new_key_dict(made)
 
     @api.delete("/keys/{prefix}", summary="Revoke a key")
     def revoke_key(
@@ -447,7 +424,7 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
         actor: Who,
     ) -> dict[str, Any]:
         done = users.revoke_key(store, actor, prefix)
-        return {**_key_dict(done.key), "already": done.already}
+        return {**users.key_dict(done.key), "already": done.already}
 
     return api
 
@@ -468,16 +445,3 @@ def _key_optional_in_description(api: FastAPI) -> None:
         return api.openapi_schema
 
     api.openapi = openapi  # type: ignore[method-assign]
-
-
-def _key_dict(key: ApiKey) -> dict[str, Any]:
-    def when(at: datetime | None) -> str | None:
-        return None if at is None else at.isoformat(timespec="seconds")
-
-    return {
-        "prefix": key.prefix,
-        "user": key.user,
-        "created_at": when(key.created_at),
-        "last_used_at": when(key.last_used_at),
-        "revoked_at": when(key.revoked_at),
-    }

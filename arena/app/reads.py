@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 RECENT_MATCHES = 10
 
 
-def _when(at: datetime | None) -> str | None:
+def iso(at: datetime | None) -> str | None:
+    """A time as the JSON answers write it (ISO 8601, to the second), or None."""
     return None if at is None else at.isoformat(timespec="seconds")
 
 
@@ -42,7 +43,7 @@ def version_dict(version: BotVersion) -> dict[str, Any]:
         "game": version.game,
         "command": list(version.manifest.get("command", [])),
         "submitted_by": version.submitted_by,
-        "submitted_at": _when(version.submitted_at),
+        "submitted_at": iso(version.submitted_at),
     }
 
 
@@ -80,7 +81,7 @@ def _seat_match(m: SeatMatch, held: set[int]) -> dict[str, Any]:
         "score": None if hidden else m.score,
         "status": None if hidden else m.status,
         "forfeit": None if hidden else m.forfeit,
-        "finished_at": None if hidden else _when(m.finished_at),
+        "finished_at": None if hidden else iso(m.finished_at),
     }
 
 
@@ -97,7 +98,7 @@ def bot(store: Store, actor: Actor, name: str) -> dict[str, Any]:
         "name": found.name,
         "owner": found.owner,
         "house": found.owner == PLATFORM_USER,
-        "retired_at": _when(found.retired_at),
+        "retired_at": iso(found.retired_at),
         "versions": [
             {
                 **version_dict(v.version),

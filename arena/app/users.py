@@ -5,9 +5,11 @@ is made; the store keeps only its hash."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Invalid, NotFound
+from arena.app.reads import iso
 from worker.store import PLATFORM_USER, ApiKey, NewKey, Store, User, UserSummary
 from worker.store.users import user_name_problem
 
@@ -84,3 +86,39 @@ def revoke_key(store: Store, actor: Actor, prefix: str) -> Revoked:
         raise NotFound(f"no API key with prefix {prefix!r} (see arena user key list)")
     require(actor, Action.KEYS, whose=key.user, what=f"revoke key {prefix} of {key.user}")
     return Revoked(store.revoke_key(prefix), already=key.revoked_at is not None)
+
+
+# -- as JSON -------------------------------------------------------------------------------
+
+
+def user_dict(summary: UserSummary) -> dict[str, Any]:
+    """A user of a listing as ``arena user list --json`` and the API give it."""
+    user = summary.user
+    return {
+        "name": user.name,
+        "operator": user.operator,
+        "keys": summary.keys,
+        "bots": summary.bots,
+        "created_at": iso(user.created_at),
+    }
+
+
+def key_dict(key: ApiKey) -> dict[str, Any]:
+    """A key by its prefix and dates, never its secret."""
+    return {
+        "prefix": key.prefix,
+        "user": key.user,
+        "created_at": iso(key.created_at),
+        "last_used_at": iso(key.last_used_at),
+        "revoked_at": iso(key.revoked_at),
+    }
+
+
+def new_key_dict(made: NewKey) -> dict[str, Any]:
+    """A key just made, its text included (shown this once)."""
+    return {
+        "user": made.key.user,
+        "key": made.text,
+        "prefix": made.key.prefix,
+        "created_at": iso(made.key.created_at),
+    }

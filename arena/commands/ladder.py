@@ -4,6 +4,7 @@ version of every bot, driven by the scheduler (``docs/tournaments.md``)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import time
@@ -233,14 +234,7 @@ def cmd_membership(args: argparse.Namespace) -> int:
 
     def body(store: Store) -> int:
         found = ladders.set_member(store, local_actor(store), args.name, args.bot, args.member)
-        return _print_membership(
-            {
-                "ladder": found.ladder,
-                "bot": found.bot,
-                "member": found.member,
-                "changed": found.changed,
-            }
-        )
+        return _print_membership(dataclasses.asdict(found))
 
     return with_store(body)
 

@@ -14,7 +14,7 @@ from arena.app.actors import local_actor
 from arena.commands import add_command, examples, json_argument, plain_table, print_table
 from arena.commands.db import with_store
 from referee import settings
-from worker.store import ApiKey, NewKey, Store
+from worker.store import NewKey, Store
 
 SHOWN_ONCE = "shown this once (the platform keeps only its hash)"
 
@@ -97,21 +97,8 @@ def _user_argument(parser: Any) -> None:
     )
 
 
-def _when(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat(timespec="seconds")
-
-
 def _day(moment: datetime | None) -> str:
     return "" if moment is None else f"{moment:%Y-%m-%d %H:%M}"
-
-
-def _new_key_dict(made: NewKey) -> dict[str, Any]:
-    return {
-        "user": made.key.user,
-        "key": made.text,
-        "prefix": made.key.prefix,
-        "created_at": _when(made.key.created_at),
-    }
 
 
 def _print_new_key(made: NewKey, opening: str) -> None:
@@ -127,7 +114,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
         made = users.create_user(store, local_actor(store), args.name, operator=args.operator)
         if args.json:
-            print(json.dumps({**_new_key_dict(made), "operator": args.operator}))
+            print(json.dumps({**users.new_key_dict(made), "operator": args.operator}))
         else:
             role = "an operator" if args.operator else "not an operator"
             _print_new_key(made, f"made user {made.key.user} ({role})")
@@ -140,20 +127,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
         found = users.list_users(store, local_actor(store))
         if args.json:
-            print(
-                json.dumps(
-                    [
-                        {
-                            "name": u.user.name,
-                            "operator": u.user.operator,
-                            "keys": u.keys,
-                            "bots": u.bots,
-                            "created_at": _when(u.user.created_at),
-                        }
-                        for u in found
-                    ]
-                )
-            )
+            print(json.dumps([users.user_dict(u) for u in found]))
             return 0
         print_table(
             plain_table(
@@ -179,7 +153,7 @@ def cmd_key_new(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
         made = users.new_key(store, local_actor(store), args.user)
         if args.json:
-            print(json.dumps(_new_key_dict(made)))
+            print(json.dumps(users.new_key_dict(made)))
         else:
             _print_new_key(made, f"made a key of {made.key.user}")
         return 0
@@ -187,22 +161,12 @@ def cmd_key_new(args: argparse.Namespace) -> int:
     return with_store(body)
 
 
-def _key_dict(key: ApiKey) -> dict[str, Any]:
-    return {
-        "prefix": key.prefix,
-        "user": key.user,
-        "created_at": _when(key.created_at),
-        "last_used_at": _when(key.last_used_at),
-        "revoked_at": _when(key.revoked_at),
-    }
-
-
 def cmd_key_list(args: argparse.Namespace) -> int:
     def body(store: Store) -> int:
         actor = local_actor(store)
         keys = users.list_keys(store, actor, args.user)
         if args.json:
-            print(json.dumps([_key_dict(k) for k in keys]))
+            print(json.dumps([users.key_dict(k) for k in keys]))
             return 0
         whose = args.user or actor.name
         if not keys:
