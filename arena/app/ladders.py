@@ -35,7 +35,7 @@ def set_member(store: Store, actor: Actor, ladder: str, bot: str, member: bool) 
     """Let the bot ``bot`` join the ladder ``ladder`` (``member``) or withdraw it; its
     matches already queued still play, and its finished ones stay rated."""
     found = _ladder(store, ladder)
-    owned = store.bot_by_name(bot) if "\x00" not in bot else None
+    owned = store.bot_by_name(bot)
     if owned is None:
         raise NotFound(f"no bot named {bot!r} (see arena bot list)")
     verb = "enter bot" if member else "withdraw bot"

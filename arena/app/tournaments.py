@@ -87,7 +87,7 @@ def resolve_bots(store: Store, actor: Actor, game: str, names: Sequence[str]) ->
     versions = []
     for entry in names:
         name, wanted = parse_label(entry)
-        bot = store.bot_by_name(name) if "\x00" not in name else None  # text holds no NUL
+        bot = store.bot_by_name(name)
         if bot is None:
             raise NotFound(f"no bot named {name!r}; register it with `arena bot submit`")
         check_entry(actor, bot)

@@ -242,7 +242,10 @@ class BotStore(StoreBase):
         return {int(i): str(label) for i, label in rows}
 
     def bot_by_name(self, name: str) -> Bot | None:
-        """The bot of that name, or None."""
+        """The bot of that name, or None (also for a name no text column can hold: one
+        with a NUL, which Postgres would refuse as an error)."""
+        if "\x00" in name:
+            return None
         row = self._run(
             lambda conn: conn.execute(
                 "SELECT id, name, owner, created_at, retired_at FROM bots WHERE name = %s",
