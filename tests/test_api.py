@@ -77,6 +77,8 @@ def test_anyone_reads_without_a_key_and_may_not_write(api: TestClient, store: St
     refused(api.post(f"{API}/bots/anns/retire"), 401, "unauthorized")
     body = {"game": GAME, "bots": ["anns", "anns"]}
     refused(api.post(f"{API}/tournaments", json=body), 401, "unauthorized")
+    duel = {"a": "anns", "b": "anns", "game": GAME}
+    refused(api.post(f"{API}/duels", json=duel), 401, "unauthorized")
     refused(api.get(f"{API}/users"), 401, "unauthorized")
     refused(api.post(f"{API}/keys", json={}), 401, "unauthorized")
     assert store.bot_by_name("mine") is None and versions(store, "anns") == ["anns@v1"]
@@ -147,6 +149,22 @@ def test_tournaments_take_an_owners_own_bots_and_the_house_bots(
         f"{API}/tournaments", json={**body, "bots": ["anns", "bobs", "house"]}, headers=ops
     )
     assert everyone.status_code == 201  # an operator enters anyone's
+    # a duel likewise, and anyone reads it
+    duel = {"a": "anns", "b": "bobs", "game": GAME, "elo1": 50, "options": {"max_hands": 1}}
+    before = len(store.list_tournaments())
+    reply = api.post(f"{API}/duels", json=duel, headers=ann)
+    refused(reply, 403, "forbidden", "may not enter bot 'bobs', which belongs to bob")
+    assert len(store.list_tournaments()) == before
+    made = api.post(f"{API}/duels", json={**duel, "b": "house"}, headers=ann)
+    assert made.status_code == 201, made.text
+    assert made.json()["a"] == "anns@v1" and made.json()["b"] == "house@v1"
+    shown = api.get(f"{API}/duels/{made.json()['tournament']}").json()
+    assert shown["state"] == "running" and shown["verdict"] == "continue"
+    assert shown["progress"]["queued"] == made.json()["matches"] > 0
+    assert (shown["elo0"], shown["elo1"], shown["games"], shown["result"]) == (0, 50, 0, None)
+    assert store.tournament(made.json()["tournament"]).created_by == "ann"
+    assert api.post(f"{API}/duels", json={**duel, "b": "house"}, headers=ops).status_code == 201
+    refused(api.get(f"{API}/duels/{tournament}"), 404, "not_found", "is not a duel")
 
 
 def test_users_are_an_operators_and_keys_their_users_own(api: TestClient, store: Store) -> None:
@@ -264,8 +282,10 @@ def test_writes_are_rate_limited_per_user_with_retry_after(
         api.post(f"{API}/tournaments", json=body, headers=ann),
         429,
         "rate_limited",
-        "tournaments created",
+        "tournaments, gauntlets and duels created",
     )
+    duel = {"a": "a1", "b": "a2", "game": GAME}
+    refused(api.post(f"{API}/duels", json=duel, headers=ann), 429, "rate_limited")
     assert len(store.list_tournaments()) == 1
     # an operator is not limited
     assert (

@@ -150,6 +150,17 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
     remote.ok("match", "show", str(first), "--record", str(far))
     local.ok("match", "show", str(first), "--record", str(near))
     assert far.read_bytes() == near.read_bytes() == env.store.record(first)
+    # a duel made remotely is played to its verdict by the platform: the command only reads
+    remote.ok("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "annh", "--game", GAME)
+    duel = ("duel", "annh", "anns", "--game", GAME, "--elo0", "0", "--elo1", "50",
+            "--option", "max_hands=1", "--seed", "3", "--json")  # fmt: skip
+    far, near = json.loads(remote.ok(*duel)), json.loads(local.ok(*duel))
+    assert set(far) == set(near) and far["verdict"] == near["verdict"] == "H1", (far, near)
+    assert far["a"] == near["a"] == "annh@v1" and far["llr"] >= far["upper"]
+    made_far = env.store.tournament(far["tournament"])
+    assert made_far.created_by == "ann" and made_far.state == "done"
+    assert made_far.options["result"]["games"] == far["games"]
+    assert env.store.tournament_progress(far["tournament"])["queued"] == 0
     gauntlet = json.loads(
         remote.ok("gauntlet", "anns", "--against", "house", "--game", GAME, "--json")
     )
@@ -163,6 +174,8 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
         ("bot", "submit", RANDOM, "--name", "house", "--game", GAME),
         ("bot", "retire", "house"),
         ("tournament", "create", "--game", GAME, "--bots", "anns,nobody"),
+        ("duel", "anns", "house", "--game", GAME, "--elo0", "9", "--elo1", "1"),
+        ("duel", "anns", "nobody", "--game", GAME),
         ("bot", "show", "nobody"),
     ):
         far, near = remote(*argv), local(*argv)

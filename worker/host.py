@@ -41,7 +41,7 @@ import redis
 
 from referee import settings
 from referee.clock import ClockRules
-from worker import notices
+from worker import duel, notices
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
@@ -371,8 +371,9 @@ def sweep(
     """Re-queue the running matches whose lease expired (their worker vanished) and
     enqueue a task for each one queued again; then send work for the queued matches no
     task is working on (:meth:`Store.stranded`: their tasks were lost with the broker,
-    say), ``drain(tournament id, claimable matches)`` for a tournament's. Returns match
-    id → new state of the re-queued ones."""
+    say), ``drain(tournament id, claimable matches)`` for a tournament's; and take a step
+    of every running duel (:func:`worker.duel.tick`). Returns match id → new state of the
+    re-queued ones."""
     moved = store.requeue_expired()
     for match_id, state in moved.items():
         if state == "queued":
@@ -384,6 +385,7 @@ def sweep(
     for match_id in lone:
         log.warning("match %d is queued with no task working on it: sending one", match_id)
         enqueue(match_id)
+    duel.tick(store, drain)  # a duel whose last step was lost with its worker goes on
     return moved
 
 

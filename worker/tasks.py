@@ -2,15 +2,16 @@
 
 - ``arena.drain(tournament_id)``: claim and play the tournament's queued matches one after
   another, for up to :data:`DRAIN_S` seconds, then enqueue itself again if some are left
-  (later, if those left are waiting out a retry's back-off).
+  (later, if those left are waiting out a retry's back-off); a duel's drain then takes
+  the duel's next step (:mod:`worker.duel`), which queues its next matches.
   A tournament is started with a few of these rather than one task per match: one task
   per match costs the broker's round trip and a task's bookkeeping on every match, which
   is more than the platform's whole budget for a short match (``docs/performance.md``).
 - ``arena.play_match(match_id)``: claim that match and play it (a match queued again by
   the sweep, or a single match); enqueued again after its back-off if it was put back.
 - ``arena.sweep()``: re-queue matches whose lease expired, and enqueue each again; send
-  work for queued matches that no task works on, whatever the broker remembers (run
-  every :data:`SWEEP_S` seconds by ``arena scheduler``).
+  work for queued matches that no task works on, whatever the broker remembers; take a
+  step of every running duel (run every :data:`SWEEP_S` seconds by ``arena scheduler``).
 - ``arena.ladder_tick()``: rate the ladders' new results and queue their next matches
   (every :data:`LADDER_TICK_S` seconds).
 
@@ -28,7 +29,7 @@ from typing import Any
 from kombu.exceptions import OperationalError
 
 from referee import settings
-from worker import host
+from worker import duel, host
 from worker.app import app
 from worker.store import MatchState, Store
 
@@ -70,6 +71,8 @@ def drain(tournament_id: int) -> int:
     many this task played."""
     worker = host.current()
     played, more = worker.drain(tournament_id, DRAIN_S)
+    if played:  # a duel's matches finished: its next step (nothing for other tournaments)
+        duel.advance(worker.store, tournament_id, lambda t, n: start_drains(worker.store, t, n))
     if worker.stopping.is_set():
         return played
     wait = 0.0 if more else worker.store.next_claim_in(tournament_id)

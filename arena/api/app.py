@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from arena.app import bots as app_bots
-from arena.app import ladders, matches, reads, tournaments, users
+from arena.app import duels, ladders, matches, reads, tournaments, users
 from arena.app.actors import ANONYMOUS, Actor, authenticate
 from arena.app.errors import (
     AppError,
@@ -159,6 +159,25 @@ class NewTournament(BaseModel):
     options: dict[str, bool | int | str] = Field(default_factory=dict)
     clock: dict[str, int] = Field(default_factory=dict)
     name: str | None = Field(None, min_length=1, max_length=200)
+    seed: int | None = Field(None, ge=0, le=MAX_ID)
+
+
+class NewDuel(BaseModel):
+    """A duel: is A stronger than B (``NAME`` or ``NAME@vN``)? Its test's hypotheses
+    (Elo of A over B), error rates, and how it plays (``docs/duels.md``)."""
+
+    a: str = Field(min_length=1, max_length=210)
+    b: str = Field(min_length=1, max_length=210)
+    game: str = Field(min_length=1, max_length=64)
+    elo0: float = Field(0.0, ge=-duels.MAX_ELO, le=duels.MAX_ELO, allow_inf_nan=False)
+    elo1: float = Field(20.0, ge=-duels.MAX_ELO, le=duels.MAX_ELO, allow_inf_nan=False)
+    alpha: float = Field(0.05, gt=0, lt=1, allow_inf_nan=False)
+    beta: float = Field(0.05, gt=0, lt=1, allow_inf_nan=False)
+    duplicate: bool = False
+    batch: int = Field(duels.BATCH, ge=1, le=duels.MAX_BATCH)
+    max_games: int = Field(duels.DEFAULT_MAX_GAMES, ge=1, le=duels.MAX_GAMES)
+    options: dict[str, bool | int | str] = Field(default_factory=dict)
+    clock: dict[str, int] = Field(default_factory=dict)
     seed: int | None = Field(None, ge=0, le=MAX_ID)
 
 
@@ -346,6 +365,19 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
             "tournament": tournament_id,
             "cancelled": tournaments.cancel(store, actor, tournament_id),
         }
+
+    # -- duels ---------------------------------------------------------------------------------
+
+    @api.post(
+        "/duels", summary="Make a duel: the platform plays it to its verdict", status_code=201
+    )
+    def create_duel(request: Annotated[NewDuel, Body()], actor: Who) -> dict[str, Any]:
+        made = duels.create(store, actor, dispatch=dispatch, **request.model_dump())
+        return dataclasses.asdict(made)
+
+    @api.get("/duels/{tournament_id}", summary="A duel's state, its test and its verdict")
+    def show_duel(tournament_id: Id, actor: Who) -> dict[str, Any]:
+        return duels.status(store, actor, tournament_id)
 
     # -- matches and the leaderboard ----------------------------------------------------------
 

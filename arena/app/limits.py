@@ -14,10 +14,10 @@ from arena.app.errors import RateLimited
 from referee import settings
 from worker.store import Store
 
-#: What is counted: bot versions submitted, tournaments (and gauntlets) created.
+#: What is counted: bot versions submitted; tournaments, gauntlets and duels created.
 Kind = Literal["submissions", "tournaments"]
 WINDOW = timedelta(hours=1)
-_WHAT = {"submissions": "bot versions submitted", "tournaments": "tournaments created"}
+_WHAT = {"submissions": "bot versions submitted", "tournaments": "tournaments, gauntlets and duels created"}
 _VARIABLE = {
     "submissions": settings.SUBMISSIONS_PER_HOUR,
     "tournaments": settings.TOURNAMENTS_PER_HOUR,

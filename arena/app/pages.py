@@ -218,54 +218,29 @@ def tournament(store: Store, actor: Actor, tournament_id: int, *, matches: int) 
 
 
 def _duel_test(store: Store, tournament: Tournament) -> dict[str, Any] | None:
-    """A duel's test (``docs/duels.md``) re-run over its finished matches, as ``arena
-    duel`` fed it: its settings, its figures over every result that may be shown, and
-    its verdict, which is the first bound crossed in the order the matches were made (a
-    sequential test stops there; matches already running when it stopped are counted in
-    the figures, not in the verdict). A duplicate pair counts once both its games are
-    done, so a game whose partner is still being played shows nothing (decision 13).
-    None for a tournament that is not a duel, or whose test settings cannot be read."""
-    from worker.ratings import SeatResult, effective_ranks
-    from worker.sprt import Sprt, game_score
+    """A duel's test (``docs/duels.md``) re-run over its finished matches
+    (:func:`worker.duel.run_test`): its settings, its figures over every done match, and
+    its verdict, which is the one the platform kept when it stopped the duel, else the
+    first bound crossed in the order the matches were made (matches still running when
+    it stopped are counted in the figures, not in the verdict). A duplicate pair counts
+    once both its games are done, so a game whose partner is still being played shows
+    nothing (decision 13). None for a tournament that is not a duel, or whose test
+    settings cannot be read."""
+    from worker import duel
 
-    stored = tournament.options.get("sprt")
-    if tournament.format != "duel" or not isinstance(stored, Mapping) or not tournament.entries:
+    settings = duel.Settings.of(tournament)
+    if settings is None:
         return None
-    try:
-        sprt = Sprt(
-            float(stored["elo0"]),
-            float(stored["elo1"]),
-            float(stored["alpha"]),
-            float(stored["beta"]),
-            pentanomial=bool(stored["pentanomial"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-    a = tournament.entries[0]
-    pairs: dict[int, list[float]] = {}
-    verdict, decided_at = "continue", None
-    for r in store.tournament_results(tournament.id):
-        versions = [s.version for s in r.seats]
-        if len(versions) != 2 or a not in versions:
-            continue
-        ranks = effective_ranks([SeatResult(s.version, s.rank, s.forfeit) for s in r.seats])
-        mine = versions.index(a)
-        score = game_score(ranks[mine], ranks[1 - mine])
-        if sprt.pentanomial and r.duplicate_set is not None:
-            pair = pairs.setdefault(r.duplicate_set, [])
-            pair.append(score)
-            if len(pair) < 2:
-                continue
-            sprt.add_pair(*pair)
-        else:
-            sprt.add_game(score)
-        if decided_at is None and sprt.status() != "continue":
-            verdict, decided_at = sprt.status(), sprt.games
-    labels = store.labels(tournament.entries)
+    test = duel.run_test(settings, store.tournament_results(tournament.id))
+    sprt = test.sprt
+    kept = tournament.options.get("result")
+    decided = kept if isinstance(kept, Mapping) and kept.get("games") is not None else test.decided
+    verdict = str(kept["verdict"]) if isinstance(kept, Mapping) else test.verdict
+    labels = store.labels([settings.a, settings.b])
     lower, upper = sprt.bounds()
     return {
-        "a": labels.get(a, str(a)),
-        "b": labels.get(tournament.entries[-1], str(tournament.entries[-1])),
+        "a": labels.get(settings.a, str(settings.a)),
+        "b": labels.get(settings.b, str(settings.b)),
         "sprt": sprt,
         "llr": sprt.llr(),
         "lower": lower,
@@ -273,7 +248,7 @@ def _duel_test(store: Store, tournament: Tournament) -> dict[str, Any] | None:
         "elo": sprt.elo(),
         "counts": list(zip(DUEL_OUTCOMES[sprt.pentanomial], sprt.counts, strict=True)),
         "verdict": verdict,
-        "decided_at": decided_at,
+        "decided_at": None if decided is None else decided["games"],
         "over": tournament.state in ("done", "cancelled"),
     }
 

@@ -1,16 +1,17 @@
 """``arena duel A B``: two bots play until a sequential probability ratio test accepts "A
-is stronger than B by at least elo1" or "by at most elo0" (``docs/duels.md``). The
-matches are those of a tournament of format ``duel``, queued a batch at a time and
-played by the workers; the test is fed as results arrive and the matches still queued
-are cancelled when it stops."""
+is stronger than B by at least elo1" or "by at most elo0" (``docs/duels.md``). The duel
+is made through the application layer (here, or through the API on a remote platform)
+and played to its verdict by the platform (:mod:`worker.duel`): this command follows it,
+printing a line each time its test moves, then the verdict."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from arena.cli import CommandError
@@ -23,11 +24,10 @@ from arena.commands import (
     option_argument,
 )
 from arena.commands.engine import game_options
+from arena.remote import remote
 
 if TYPE_CHECKING:
     from arena.platform import Platform
-    from worker.sprt import Sprt
-    from worker.store import Store, TableResult
 
 #: How often the duel reads its results when no notice comes (seconds).
 POLL_S = 0.5
@@ -85,183 +85,149 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 def cmd_duel(args: argparse.Namespace) -> int:
     from arena.commands.engine import clock_rules
-    from arena.platform import platform
     from referee import settings
-    from referee.engine import UnknownGameError
-    from referee.games import get_game
-    from worker.sprt import Sprt
 
-    try:
-        spec = get_game(args.game)
-    except UnknownGameError as exc:
-        raise CommandError(str(exc)) from None
-    if not spec.min_seats <= 2 <= spec.max_seats:
-        raise CommandError(
-            f"{args.game} is not played by two: a duel needs a two-player game "
-            "(compare more bots with `arena tournament` or `arena gauntlet`)"
-        )
-    options = game_options(args.game, args.option)
-    clock = clock_rules(args.clock)
-    try:
-        sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta, pentanomial=args.duplicate)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
-    if args.batch < 1 or args.max_games < 1:
-        raise CommandError("--batch and --max-games must be at least 1")
+    asked = {
+        "a": args.a,
+        "b": args.b,
+        "game": args.game,
+        "elo0": args.elo0,
+        "elo1": args.elo1,
+        "alpha": args.alpha,
+        "beta": args.beta,
+        "duplicate": args.duplicate,
+        "batch": args.batch,
+        "max_games": args.max_games,
+        "options": game_options(args.game, args.option),
+        "clock": clock_rules(args.clock),
+        "seed": args.seed,
+    }
+    platform = remote()
+    if platform is not None:
+        with platform:
+            made = platform.post("/duels", asked)
+            return _follow(made, lambda: platform.get(f"/duels/{made['tournament']}"), args.json)
+    from arena.platform import platform as local_platform
+
     workers = args.local_workers
     if workers is None:
         workers = 0 if settings.load().redis_url else 1
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(7), "big")
-    with platform(workers=workers, concurrency=args.concurrency) as running:
-        return _duel(running, args, sprt, options, clock, seed)
+    if workers < 0 or args.concurrency < 1:
+        raise CommandError("--local-workers must be 0 or more, --concurrency at least 1")
+    with local_platform(workers=workers, concurrency=args.concurrency) as running:
+        return _duel_here(running, asked, args.json)
 
 
-def _duel(
-    running: Platform,
-    args: argparse.Namespace,
-    sprt: Sprt,
-    options: dict[str, Any],
-    clock: dict[str, int],
-    seed: int,
-) -> int:
-    import random
-
+def _duel_here(running: Platform, asked: dict[str, Any], json_out: bool) -> int:
+    """Make the duel on this machine's platform and follow it; this command also does the
+    scheduler's work meanwhile (the sweep, which takes the duel's steps)."""
+    from arena.app import duels
     from arena.app.actors import local_actor
-    from arena.app.tournaments import resolve_bots
     from worker import tasks
-    from worker.sprt import game_score
-    from worker.store import ScheduledMatch
 
     store = running.store
     actor = local_actor(store)
-    a, b = resolve_bots(store, actor, args.game, [args.a, args.b])
-    labels = store.labels([a, b])
-    tournament_id = store.create_tournament(
-        f"duel {labels[a]} vs {labels[b]}",
-        args.game,
-        [a, b],
-        format="duel",
-        options={"options": options, "clock": clock, "seed": seed, "sprt": sprt.as_dict()},
-        duplicate=args.duplicate,
-        created_by=actor.name,
+    made = duels.create(
+        store, actor, dispatch=lambda t, n: tasks.start_drains(store, t, n), **asked
     )
-    print(
-        f"duel (tournament {tournament_id}): {labels[a]} vs {labels[b]} in {args.game}; "
-        f"H0: A ≤ {sprt.elo0:+g} Elo, H1: A ≥ {sprt.elo1:+g} Elo, alpha {sprt.alpha}, "
-        f"beta {sprt.beta}" + (", duplicate pairs" if args.duplicate else ""),
-        file=sys.stderr,
-        flush=True,
-    )
-    rng = random.Random(seed)
-    scheduled = 0
-    fed: set[int] = set()
-    pairs: dict[int, dict[int, float]] = {}
-    last = ""
-    while True:
-        counts = store.tournament_progress(tournament_id)
-        in_flight = counts["queued"] + counts["running"]
-        room = min(args.batch - in_flight, args.max_games - scheduled)
-        if sprt.status() == "continue" and room > 0:
-            batch: list[ScheduledMatch] = []
-            for _ in range(room // 2 * 2 if args.duplicate else room):
-                k = scheduled + len(batch)
-                if args.duplicate:
-                    deal = k // 2
-                    deal_seed = rng.getrandbits(63) if k % 2 == 0 else batch[-1].seed
-                    seats = (a, b) if k % 2 == 0 else (b, a)
-                    batch.append(ScheduledMatch(seats, deal_seed, deal, k % 2))
-                else:
-                    seats = (a, b) if k % 2 == 0 else (b, a)
-                    batch.append(ScheduledMatch(seats, rng.getrandbits(63)))
-            if batch:
-                for match_id in store.schedule_matches(tournament_id, args.game, options, batch):
-                    tasks.play_match.delay(match_id)
-                store.mark_dispatched(tournament_id)  # lost tasks are sent again by the sweep
-                scheduled += len(batch)
-        for table in store.tournament_results(tournament_id, known=fed):
-            fed.add(table.match_id)
-            score = _score_of(a, table, game_score)
-            if args.duplicate and table.duplicate_set is not None:
-                pair = pairs.setdefault(table.duplicate_set, {})
-                pair[table.match_id] = score
-                if len(pair) == 2:
-                    first, second = (pair[k] for k in sorted(pair))
-                    sprt.add_pair(first, second)
-            else:
-                sprt.add_game(score)
-        line = _line(sprt)
-        if line != last:
-            print(line, file=sys.stderr, flush=True)
-            last = line
-        if sprt.status() != "continue" or (scheduled >= args.max_games and in_flight == 0):
-            break
+
+    def read() -> dict[str, Any]:
         if running.workers and len(running.dead_workers()) == len(running.workers):
             raise CommandError(f"every local worker stopped; see {running.logs}")
         tasks.sweep_now(store)
-        time.sleep(POLL_S)
-    cancelled = sum(
-        store.cancel_match(m.id)
-        for m in store.list_matches(tournament_id=tournament_id, state="queued", limit=100_000)
-    )
-    store.set_tournament_state(tournament_id, "done")
-    return _report(store, tournament_id, sprt, labels[a], labels[b], cancelled, args.json)
+        return duels.status(store, actor, made.tournament)
+
+    return _follow(asdict(made), read, json_out)
 
 
-def _score_of(a: int, table: TableResult, game_score: Any) -> float:
-    """A's score in a two-seat match (forfeits rank last)."""
-    from worker.ratings import SeatResult, effective_ranks
+def _follow(made: dict[str, Any], read: Callable[[], dict[str, Any]], json_out: bool) -> int:
+    """Say what the duel tests, print a line each time its test moves, and its verdict
+    when the platform has stopped it. Stopped early (Ctrl-C), say where it goes on."""
+    tournament = made["tournament"]
+    state = read()
+    print(_header(state), file=sys.stderr, flush=True)
+    last = ""
+    try:
+        while state["state"] not in ("done", "cancelled"):
+            line = _line(state)
+            if line != last:
+                print(line, file=sys.stderr, flush=True)
+                last = line
+            time.sleep(POLL_S)
+            state = read()
+    except (KeyboardInterrupt, SystemExit):
+        print(
+            f"stopped following duel {tournament}; the platform plays it on whenever its "
+            f"workers run: {arena_command()} tournament standings {tournament} shows it, "
+            f"{arena_command()} tournament cancel {tournament} stops it",
+            file=sys.stderr,
+        )
+        raise
+    return _report(state, json_out)
 
-    ranks = effective_ranks([SeatResult(s.version, s.rank, s.forfeit) for s in table.seats])
-    mine = next(i for i, s in enumerate(table.seats) if s.version == a)
-    return float(game_score(ranks[mine], ranks[1 - mine]))
 
-
-def _line(sprt: Sprt) -> str:
-    lower, upper = sprt.bounds()
-    estimate = sprt.elo()
-    elo = (
-        ""
-        if estimate is None
-        else f", A {estimate.elo:+.0f} Elo [{estimate.low:+.0f}, {estimate.high:+.0f}]"
-    )
-    unit = "pairs" if sprt.pentanomial else "games"
+def _header(state: dict[str, Any]) -> str:
     return (
-        f"{sprt.games} games ({sprt.outcomes} {unit} {list(sprt.counts)}): "
-        f"LLR {sprt.llr():+.2f} in [{lower:.2f}, {upper:.2f}]{elo}"
+        f"duel (tournament {state['tournament']}): {state['a']} vs {state['b']} in "
+        f"{state['game']}; H0: A ≤ {state['elo0']:+g} Elo, H1: A ≥ {state['elo1']:+g} Elo, "
+        f"alpha {state['alpha']}, beta {state['beta']}"
+        + (", duplicate pairs" if state["pentanomial"] else "")
     )
 
 
-def _report(
-    store: Store,
-    tournament_id: int,
-    sprt: Sprt,
-    a: str,
-    b: str,
-    cancelled: int,
-    json_out: bool,
-) -> int:
-    status = sprt.status()
+def _line(test: dict[str, Any]) -> str:
+    """One line of a test's state (:meth:`Sprt.as_dict`)."""
+    elo = test["elo"]
+    shown = ""
+    if elo is not None:
+        low = "-inf" if elo["low"] is None else f"{elo['low']:+.0f}"
+        high = "+inf" if elo["high"] is None else f"{elo['high']:+.0f}"
+        mid = elo["elo"]
+        centre = ("+inf" if elo["score"] > 0.5 else "-inf") if mid is None else f"{mid:+.0f}"
+        shown = f", A {centre} Elo [{low}, {high}]"
+    unit = "pairs" if test["pentanomial"] else "games"
+    return (
+        f"{test['games']} games ({sum(test['counts'])} {unit} {list(test['counts'])}): "
+        f"LLR {test['llr']:+.2f} in [{test['lower']:.2f}, {test['upper']:.2f}]{shown}"
+    )
+
+
+def _report(state: dict[str, Any], json_out: bool) -> int:
+    """The duel's verdict and its test when it decided (when the game limit came first,
+    or the duel was cancelled: its test as it stands)."""
+    result = state["result"] or {**state, "verdict": "continue", "cancelled": 0}
+    a, b = state["a"], state["b"]
     verdict = {
-        "H1": f"H1 accepted: {a} is stronger than {b} by at least {sprt.elo1:g} Elo",
-        "H0": f"H0 accepted: {a} is not stronger than {b} by more than {sprt.elo0:g} Elo",
-        "continue": "no verdict: the game limit came first (raise --max-games)",
-    }[status]
+        "H1": f"H1 accepted: {a} is stronger than {b} by at least {result['elo1']:g} Elo",
+        "H0": f"H0 accepted: {a} is not stronger than {b} by more than {result['elo0']:g} Elo",
+        "continue": "no verdict: the game limit came first (raise --max-games)"
+        if state["state"] == "done"
+        else "no verdict: the duel was cancelled",
+    }[result["verdict"]]
     if json_out:
+        fields = {k: result[k] for k in _TEST_FIELDS if k in result}
         print(
             json.dumps(
                 {
-                    "tournament": tournament_id,
+                    "tournament": state["tournament"],
                     "a": a,
                     "b": b,
-                    "verdict": status,
-                    "cancelled": cancelled,
-                    **sprt.as_dict(),
+                    "verdict": result["verdict"],
+                    "cancelled": result.get("cancelled", 0),
+                    **fields,
                 },
                 allow_nan=False,
             )
         )
     else:
-        print(_line(sprt))
+        print(_line(result))
         print(verdict)
-        print(f"the games: {arena_command()} tournament standings {tournament_id}")
+        print(f"the games: {arena_command()} tournament standings {state['tournament']}")
     return 0
+
+
+#: The test's fields a duel's JSON report carries (:meth:`Sprt.as_dict`).
+_TEST_FIELDS = (
+    "elo0", "elo1", "alpha", "beta", "pentanomial", "counts", "pending", "games", "llr",
+    "lower", "upper", "status", "elo",
+)  # fmt: skip

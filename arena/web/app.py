@@ -514,18 +514,21 @@ SETTING_NAMES = {
     "games": "games",
     "table_size": "table size",
     "seed": "seed",
+    "batch": "matches in flight",
+    "max_games": "game limit",
 }
 
 
 def _settings(options: Mapping[str, Any]) -> list[tuple[str, str]]:
     """A tournament's stored settings as (name, text) lines: a mapping as ``key=value``
-    pairs (none: the defaults), a duel's test left out (its own section shows it)."""
+    pairs (none: the defaults), a duel's test and its bots left out (its own section
+    shows them)."""
     known = list(SETTING_NAMES)
     lines = []
     for key, value in sorted(
         options.items(), key=lambda kv: known.index(kv[0]) if kv[0] in known else len(known)
     ):
-        if key == "sprt":
+        if key in ("sprt", "a", "b", "result"):  # a duel's own section shows its test
             continue
         if isinstance(value, Mapping):
             text = ", ".join(f"{k}={v}" for k, v in value.items()) or "the defaults"

@@ -21,6 +21,7 @@ from worker.store.bots import Bot, BotStore, BotSummary, BotVersion, RatedVersio
 from worker.store.competitions import (
     TOURNAMENT_STATES,
     CompetitionStore,
+    DuelStep,
     ScheduledMatch,
     SeatResultRow,
     TableResult,
@@ -62,6 +63,7 @@ __all__ = [
     "BotSummary",
     "BotVersion",
     "CorruptRecord",
+    "DuelStep",
     "FinishedMatch",
     "InvalidResult",
     "KeyProblem",
