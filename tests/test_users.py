@@ -354,6 +354,8 @@ def test_tournaments_take_an_owners_own_bots_and_the_house_bots(users: Store, cl
         words=("user ann may not enter bot 'bobs', which belongs to bob", "house bots"),
     )
     cli.refused("gauntlet", "anns", "--against", "bobs", "--game", GAME, key=ann, words=("'bobs'",))
+    duel = ("duel", "anns", "bobs", "--game", GAME, "--local-workers", "0")
+    cli.refused(*duel, key=ann, words=("user ann may not enter bot 'bobs'",))
     assert users.list_tournaments() == []
     made = cli.json(*create, "--bots", "anns,house", key=ann)
     assert made["matches"] >= 1
