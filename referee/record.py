@@ -50,7 +50,7 @@ class ActionEntry:
     seat: int
     text: str
     think_us: int = 0
-    source: str = "bot"  # an ActionSource
+    source: ActionSource = "bot"
     index: int = field(default=-1, compare=False)  # derived from the text; not part of equality
 
 

@@ -154,13 +154,13 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
     remote.ok("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "annh", "--game", GAME)
     duel = ("duel", "annh", "anns", "--game", GAME, "--elo0", "0", "--elo1", "50",
             "--option", "max_hands=1", "--seed", "3", "--json")  # fmt: skip
-    far, near = json.loads(remote.ok(*duel)), json.loads(local.ok(*duel))
-    assert set(far) == set(near) and far["verdict"] == near["verdict"] == "H1", (far, near)
-    assert far["a"] == near["a"] == "annh@v1" and far["llr"] >= far["upper"]
-    made_far = env.store.tournament(far["tournament"])
+    there, here = json.loads(remote.ok(*duel)), json.loads(local.ok(*duel))
+    assert set(there) == set(here) and there["verdict"] == here["verdict"] == "H1", (there, here)
+    assert there["a"] == here["a"] == "annh@v1" and there["llr"] >= there["upper"]
+    made_far = env.store.tournament(there["tournament"])
     assert made_far.created_by == "ann" and made_far.state == "done"
-    assert made_far.options["result"]["games"] == far["games"]
-    assert env.store.tournament_progress(far["tournament"])["queued"] == 0
+    assert made_far.options["result"]["games"] == there["games"]
+    assert env.store.tournament_progress(there["tournament"])["queued"] == 0
     gauntlet = json.loads(
         remote.ok("gauntlet", "anns", "--against", "house", "--game", GAME, "--json")
     )

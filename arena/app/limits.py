@@ -17,7 +17,10 @@ from worker.store import Store
 #: What is counted: bot versions submitted; tournaments, gauntlets and duels created.
 Kind = Literal["submissions", "tournaments"]
 WINDOW = timedelta(hours=1)
-_WHAT = {"submissions": "bot versions submitted", "tournaments": "tournaments, gauntlets and duels created"}
+_WHAT = {
+    "submissions": "bot versions submitted",
+    "tournaments": "tournaments, gauntlets and duels created",
+}
 _VARIABLE = {
     "submissions": settings.SUBMISSIONS_PER_HOUR,
     "tournaments": settings.TOURNAMENTS_PER_HOUR,

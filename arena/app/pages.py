@@ -22,6 +22,7 @@ from arena.app.actors import Action, Actor, require
 from arena.app.errors import Held, NotFound
 from arena.app.reads import ladder_rows, shown_standings
 from referee.games import game_names
+from referee.record import SeatStatus
 from worker.store import (
     Bot,
     BotSummary,
@@ -29,6 +30,7 @@ from worker.store import (
     Ladder,
     LadderStanding,
     Match,
+    MatchState,
     RatedVersion,
     RatingRow,
     SeatMatch,
@@ -80,7 +82,7 @@ def matches(
     actor: Actor,
     *,
     game: str | None = None,
-    state: str | None = None,
+    state: MatchState | None = None,
     tournament: int | None = None,
     bot: str | None = None,
     version: int | None = None,
@@ -275,7 +277,7 @@ class BotPage:
     latest: BotVersion | None
     recent: list[SeatMatch]
     held: set[int]
-    health: Counter[str]
+    health: Counter[SeatStatus]
     times: dict[str, Any] | None
 
 

@@ -41,7 +41,7 @@ def store_played_match(
     legal choices (seeded) and stored as a worker stores it: created, claimed and, with
     ``finish``, finished with its record and results. Returns its id."""
     from referee.games import get_game
-    from referee.record import ActionEntry, MatchRecord, SeatEntry, options_dict
+    from referee.record import ActionEntry, ActionSource, MatchRecord, SeatEntry, options_dict
     from referee.wire import encode_record
     from worker.store import FinishedMatch
 
@@ -65,7 +65,7 @@ def store_played_match(
         legal = state.legal_actions()
         index = rng.randrange(len(legal))
         state.apply(legal[index])
-        source = "forced" if len(legal) == 1 else "bot"
+        source: ActionSource = "forced" if len(legal) == 1 else "bot"
         actions.append(ActionEntry(seat, str(legal[index]), rng.randrange(50, 20_000), source))
     result = state.result()
     assert result is not None

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
 from starlette.convertors import Convertor, register_url_convertor
 
 from arena.app.pages import quoted
+
+#: A value a query may choose (a status ``Literal``'s, say).
+Choice = TypeVar("Choice", bound=str)
 
 #: The most digits of a number the viewer reads (below 2^63, Postgres' bigint).
 MAX_DIGITS = 18
@@ -112,12 +115,14 @@ def number(params: Mapping[str, str], name: str) -> int | None:
     return int(text)
 
 
-def choice(params: Mapping[str, str], name: str, allowed: Collection[str]) -> str | None:
-    """The query value ``name``, one of ``allowed``: None when absent or empty;
+def choice(params: Mapping[str, str], name: str, allowed: Collection[Choice]) -> Choice | None:
+    """The query value ``name``, one of ``allowed`` (and typed as they are: a status
+    ``Literal``'s values give that ``Literal``): None when absent or empty;
     :class:`BadInput` for anything else."""
     text = params.get(name)
     if not text:
         return None
-    if text not in allowed:
-        raise BadInput(f"{name}={quoted(text)} is none of {', '.join(sorted(allowed))}")
-    return text
+    for value in allowed:
+        if value == text:
+            return value
+    raise BadInput(f"{name}={quoted(text)} is none of {', '.join(sorted(allowed))}")

@@ -113,7 +113,7 @@ def compact_record_to_proto(
     head: MatchRecord,
     action_index: Sequence[int],
     think_us: Sequence[int],
-    sources: Mapping[int, str],
+    sources: Mapping[int, ActionSource],
     seat_think_us: Sequence[int],
 ) -> record_pb2.MatchRecord:
     """A match record as a message from its compact parts, as the referee keeps them

@@ -155,7 +155,7 @@ def status_from_proto(value: int) -> SeatStatus:
         raise CodecError(f"unknown seat status {value}") from None
 
 
-def source_to_proto(source: str) -> record_pb2.ActionSource:
+def source_to_proto(source: ActionSource) -> record_pb2.ActionSource:
     """Who chose an action (an :data:`~referee.record.ActionSource`), as its
     ``ActionSource`` enum value."""
     return _SOURCE_TO_PB[source]

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from referee.record import SeatStatus
 from worker.store.base import StoreBase, StoreError
 from worker.store.matches import MatchState
 
@@ -118,7 +119,7 @@ class SeatMatch:
     seat: int
     rank: int | None
     score: int | None
-    status: str | None  # a SeatStatus
+    status: SeatStatus | None
     created_at: datetime
     finished_at: datetime | None
     forfeit: bool | None = None

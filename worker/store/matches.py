@@ -262,7 +262,7 @@ class MatchStore(StoreBase):
         self,
         *,
         game: str | None = None,
-        state: str | None = None,
+        state: MatchState | None = None,
         bot_version_id: int | None = None,
         tournament_id: int | None = None,
         limit: int = 100,
