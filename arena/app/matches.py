@@ -1,5 +1,6 @@
 """Matches as anyone may see them (``docs/api.md``, "Who may do what"): a match's seats,
-results and public events, its record as documented JSON, and each step of its replay.
+results and public events, its seed's commitment (and its seed and salt once revealed,
+:mod:`arena.app.deals`), its record as documented JSON, and each step of its replay.
 A match whose duplicate deal is still being played elsewhere shows no result and no
 event (:class:`~arena.app.errors.Held`): they tell what the other matches are dealt
 (``docs/architecture.md``, decision 13)."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.app import replay
+from arena.app import deals, replay
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import AppError, Held, Invalid, NotFound
 from referee.matchlog import public_events
@@ -22,8 +23,10 @@ HELD = (
 
 
 def show(store: Store, actor: Actor, match_id: int) -> dict[str, Any]:
-    """A match: its state, seats with their results once it is done, and the public
-    events of its record (a held match shows neither), as ``arena match show --json``."""
+    """A match: its state, its seed's commitment (the seed and salt only once revealed,
+    :func:`arena.app.deals.sealed`), seats with their results once it is done, and the
+    public events of its record (a held match shows neither), as ``arena match show
+    --json``."""
     require(actor, Action.READ, what=f"read match {match_id}")
     match = store.match(match_id)
     if match is None:
@@ -45,7 +48,7 @@ def show(store: Store, actor: Actor, match_id: int) -> dict[str, Any]:
         "match": match.id,
         "game": match.game,
         "state": match.state,
-        "seed": match.seed,
+        **deals.of(store, match).as_json(),
         "attempts": match.attempts,
         "tournament": match.tournament_id,
         "duplicate_set": match.duplicate_set,

@@ -82,7 +82,8 @@ def register(sub: Any, bench_sub: Any) -> None:
     s = add_command(
         msub,
         "show",
-        help="a stored match: bots, results, status and its public events",
+        help="a stored match: bots, results, status, its public events and its seed's "
+        "commitment (the seed once revealed)",
         examples=examples("arena match show 7", "arena match show 7 --record match.record"),
     )
     s.add_argument("id", type=int, help="the match's id in the store")
@@ -263,10 +264,18 @@ def _print_match(out: dict[str, Any], args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     print(
-        f"match {out['match']}: {out['game']}, seed {out['seed']}, {out['state']}"
+        f"match {out['match']}: {out['game']}, {out['state']}"
         + (f" (tournament {out['tournament']})" if out["tournament"] else "")
         + (f"; {out['error']}" if out["error"] else "")
     )
+    print(f"  seed commitment: {out['commitment']} = {out['seed_commitment']}")
+    if out["sealed"] is not None:
+        print(f"  seed and salt: not shown yet: {out['sealed']['message']}")
+    else:
+        print(
+            f"  seed {out['seed']}, salt {out['seed_salt']} "
+            f"(check them with `arena verify {out['match']}`)"
+        )
     for seat in out["seats"]:
         result = (
             f": {place(seat['rank'])}, score {seat['score']}, {seat['status']}"
