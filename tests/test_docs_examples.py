@@ -198,7 +198,8 @@ NOT_RUN: dict[str, str] = {
     "arena match show": "needs a played match in the store",
     "arena bot run": "needs a running referee and a seat token or session key",
     "ARENA_REFEREE=": "needs a running referee and a seat token or session key",
-    "arena verify": "needs a record fetched from a referee (`arena match get`)",
+    "arena verify": "needs a record fetched from a referee (`arena match get`) or a finished "
+    "match in the store (tests/test_deals.py verifies matches)",
     "arena bot show": "needs the submitted bot's name in the store; `arena bot submit` is run",
     "arena bot submit mybot.py": "the reader's own bot; the example bots' submit is run",
     "arena bot submit ./mybot": "the reader's own bot folder",
