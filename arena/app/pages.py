@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from arena.app import replay
+from arena.app import deals, replay
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Held, NotFound
 from arena.app.reads import ladder_rows, shown_standings
@@ -360,6 +360,12 @@ def replay_page(store: Store, actor: Actor, match_id: int) -> replay.StoredMatch
     if m is not None and m.state in ("queued", "running"):
         return None
     return replay.load(store, match_id)
+
+
+def deal(store: Store, actor: Actor, match_id: int) -> deals.Deal:
+    """The seed commitment of match ``match_id`` that its page shows, with its seed and
+    salt once they are revealed (:func:`arena.app.deals.sealed`)."""
+    return deals.opened(store, actor, match_id)
 
 
 def held_live(match_id: int) -> Held:

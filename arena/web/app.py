@@ -33,11 +33,12 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.app import pages, replay
+from arena.app import deals, pages, replay
 from arena.app.actors import ANONYMOUS
 from arena.app.errors import AppError, Held, NotFound
 from arena.web import inputs
 from referee.games import game_names, get_game
+from referee.record import SeatStatus
 from worker.store import MATCH_STATES
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ COURSE_DODGE = 3.0
 COURSE_LABEL_ROOM = 44
 COURSE_LABEL_GAP = 9.0
 #: The seat statuses a bot page counts as faults, with what each is called there.
-FAULTS = (
+FAULTS: tuple[tuple[SeatStatus, str], ...] = (
     ("timeout", "timeouts"),
     ("invalid", "illegal actions"),
     ("crashed", "crashes"),
@@ -111,6 +112,7 @@ def _env() -> Environment:
         lstrip_blocks=True,
     )
     env.globals["games"] = game_names()
+    env.globals["commitment"] = deals.COMMITMENT
     env.globals["title_of"] = lambda g: get_game(g).title if g in game_names() else g
     env.filters["num"] = lambda x, d=0: "–" if x is None else f"{x:.{d}f}"
     env.filters["signed"] = _signed
@@ -315,7 +317,13 @@ class Viewer:
     @_replay_work
     def match(self, request: Request) -> Response:
         match_id = request.path_params["id"]
-        stored = pages.replay_page(self.store, self.actor, match_id)
+        try:
+            stored = pages.replay_page(self.store, self.actor, match_id)
+        except replay.Unavailable as exc:
+            if exc.kind != "held":
+                raise
+            deal = pages.deal(self.store, self.actor, match_id)
+            return self.page("error.html", STATUS["held"], kind="held", message=str(exc), deal=deal)
         if stored is None:
             return RedirectResponse(f"/matches/{match_id}/live", status_code=303)
         seat = inputs.number(request.query_params, "seat")
@@ -331,14 +339,20 @@ class Viewer:
             seat=seat,
             step=step,
             course=_course_chart(info["course"], step),
+            deal=pages.deal(self.store, self.actor, match_id),
         )
 
     def live(self, request: Request) -> Response:
         match_id = request.path_params["id"]
-        found = pages.live(self.store, self.actor, match_id)
+        try:
+            found = pages.live(self.store, self.actor, match_id)
+        except Held as exc:
+            deal = pages.deal(self.store, self.actor, match_id)
+            return self.page("error.html", STATUS["held"], kind="held", message=str(exc), deal=deal)
         if found.match.state == "done":
             return RedirectResponse(f"/matches/{match_id}", status_code=303)
-        return self.page("live.html", m=found.match, labels=found.labels)
+        deal = pages.deal(self.store, self.actor, match_id)
+        return self.page("live.html", m=found.match, labels=found.labels, deal=deal)
 
     # -- JSON ------------------------------------------------------------------------------
 
