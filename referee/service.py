@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import resource
 import signal
 import time
@@ -392,6 +393,7 @@ async def _start(
     host: str,
     default_clock: ClockRules | None,
     secret: str | None,
+    unix: str | None = None,
     **referee_options: Any,
 ) -> tuple[grpc.aio.Server, Referee, int, HealthServicer]:
     raise_open_files_limit()
@@ -426,7 +428,12 @@ async def _start(
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
+    if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
+        raise OSError(f"cannot listen on the Unix socket {unix}")
     await server.start()
+    if unix is not None:
+        # sandboxed bots run as uids of their own: the socket's folder is what guards it
+        os.chmod(unix, 0o666)
     # The engines' and the wire encoding's lookup tables (tens of thousands of tuples, made at
     # import) live as long as the process: move them out of the garbage collector's
     # full passes, which otherwise walk them again and again while matches run (about
@@ -457,13 +464,14 @@ async def serve(
     *,
     grace_s: float = GRACE_S,
     ready: Callable[[int], None] | None = None,
+    unix: str | None = None,
     **referee_options: Any,
 ) -> None:
     """Run a referee server until SIGTERM or SIGINT, then stop gracefully: no new
     matches or seats, running matches finish within ``grace_s`` (the rest end
     aborted), and the service stays up a moment for their records to be fetched. A
     second signal aborts what is left at once."""
-    server, referee, bound, health = await _start(port, host, None, None, **referee_options)
+    server, referee, bound, health = await _start(port, host, None, None, unix, **referee_options)
     if ready is not None:
         ready(bound)
     loop = asyncio.get_running_loop()

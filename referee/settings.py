@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 
@@ -38,6 +39,7 @@ API_KEY = "ARENA_API_KEY"
 PLATFORM = "ARENA_PLATFORM"
 SUBMISSIONS_PER_HOUR = "ARENA_SUBMISSIONS_PER_HOUR"
 TOURNAMENTS_PER_HOUR = "ARENA_TOURNAMENTS_PER_HOUR"
+SANDBOX = "ARENA_SANDBOX"
 
 #: The name of the data folder under the user's data directory.
 APP_NAME = "rummy-arena"
@@ -158,7 +160,14 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         TOURNAMENTS_PER_HOUR,
         f"{DEFAULT_TOURNAMENTS_PER_HOUR}",
-        "tournaments and gauntlets a user (not an operator) may create per hour",
+        "tournaments, gauntlets and duels a user (not an operator) may create per hour",
+    ),
+    Variable(
+        SANDBOX,
+        "on",
+        "`on`: a worker runs hosted bots confined (docs/sandbox.md), and refuses to start "
+        "where it cannot; `off`: unconfined, with the worker's rights (a machine that "
+        "runs nobody else's code)",
     ),
     Variable(
         TEST_DATABASE_URL,
@@ -201,6 +210,7 @@ class Settings:
     platform: str | None
     submissions_per_hour: int
     tournaments_per_hour: int
+    sandbox: Literal["on", "off"]
 
 
 @functools.cache
@@ -249,7 +259,15 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         platform=text(PLATFORM),
         submissions_per_hour=_count(env, SUBMISSIONS_PER_HOUR, DEFAULT_SUBMISSIONS_PER_HOUR),
         tournaments_per_hour=_count(env, TOURNAMENTS_PER_HOUR, DEFAULT_TOURNAMENTS_PER_HOUR),
+        sandbox=_switch(env, SANDBOX),
     )
+
+
+def _switch(env: Mapping[str, str], name: str) -> Literal["on", "off"]:
+    raw = (env.get(name) or "on").strip().lower()
+    if raw not in ("on", "off"):
+        raise SettingsError(f"{name} must be on or off, not {env.get(name)!r}")
+    return "on" if raw == "on" else "off"
 
 
 def _positive(env: Mapping[str, str], name: str, default: float) -> float:

@@ -41,7 +41,7 @@ import redis
 
 from referee import settings
 from referee.clock import ClockRules
-from worker import duel, notices
+from worker import duel, notices, sandbox
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
@@ -152,7 +152,8 @@ class Host:
                 log.error("the referee did not start again: %s", problem)
                 continue
             old_link, old_referee = self.link, self.referee
-            self.referee, self.link = referee, RefereeLink(referee.address, referee.secret)
+            self.referee = referee
+            self.link = RefereeLink(referee.address, referee.secret, referee.socket)
             self.pool.rebind(self.link)
             old_link.close()
             if old_referee is not None:
@@ -417,11 +418,18 @@ def current() -> Host:
 
 
 def start_host(store: Store, redis_url: str) -> Host:
-    """A host with its own referee process and an empty bot pool."""
+    """A host with its own referee process and an empty bot pool, its bots confined as
+    ``ARENA_SANDBOX`` says (:class:`~worker.sandbox.SandboxUnavailable` when they cannot
+    be here)."""
+    box = sandbox.configure(settings.load().sandbox)
+    if box.on:
+        log.info("the sandbox of hosted bots is %s", box.describe())
+    else:
+        log.warning("THE SANDBOX IS %s", box.describe())
     referee = LocalReferee()
     try:
-        link = RefereeLink(referee.address, referee.secret)
-        pool = BotPool(store, link)
+        link = RefereeLink(referee.address, referee.secret, referee.socket)
+        pool = BotPool(store, link, sandbox=box)
         client = redis.Redis.from_url(redis_url)
     except BaseException:
         referee.stop()

@@ -4,10 +4,12 @@ through its session with the referee, several at once), started again when it ha
 and stopped when idle for :data:`IDLE_S` or when the worker stops.
 
 A process runs in a folder of its own where its version's archive is unpacked, with the
-command of its manifest (``python`` there is this worker's interpreter) and an
-environment that holds only what a bot needs: never the database's or the broker's
-address, nor the referee's secret. :meth:`BotPool.launch` is the one place that starts
-a bot; the sandbox of hosted bots (decision 11) belongs there.
+command of its manifest (``python`` there is this worker's interpreter), confined by the
+host's sandbox (:mod:`worker.sandbox`: its own namespaces, uid, cgroup and limits) and
+with the environment of :func:`worker.sandbox.bot_environment` and nothing else: never
+the database's or the broker's address, nor the referee's secret. Its standard output and
+error are read by the pool, which keeps their last :data:`LOG_TAIL` bytes.
+:meth:`BotPool.launch` is the one place that starts a bot.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ from typing import Protocol
 
 import psutil
 
-from worker.children import child_env, stop_group
+from worker import cgroups
+from worker.children import stop_group
 from worker.referee_link import RefereeLink
+from worker.sandbox import PATH as sandbox_path
+from worker.sandbox import Sandbox, bot_environment
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +44,9 @@ IDLE_S = 300.0
 STOP_S = 3.0
 #: The pool's folder: ``<temp>/arena-bots-<pid of its worker>-<random>``.
 FOLDER_PREFIX = "arena-bots-"
-#: The environment variables a bot process inherits (the rest is scrubbed).
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "HOME", "TMPDIR", "SYSTEMROOT")
+#: How much of a bot process's output (standard output and error) the pool keeps: the
+#: newest bytes.
+LOG_TAIL = 64 * 1024
 
 
 class BotStartError(RuntimeError):
@@ -69,15 +75,65 @@ def remove_orphaned_folders(root: Path | None = None) -> list[Path]:
     return removed
 
 
+#: Where a sandboxed bot's programs are found (its ``PATH``; ``/usr`` is the host's).
+SANDBOX_PATH = sandbox_path
+
+
+def _runnable(program: str, folder: Path) -> bool:
+    """Whether ``program`` (a path, absolute or in the bot's ``folder``, or a name on
+    :data:`SANDBOX_PATH`) is a file anyone may run, as a sandboxed bot must."""
+    if "/" in program:
+        candidates = [Path(program) if program.startswith("/") else folder / program]
+    else:
+        candidates = [Path(d) / program for d in SANDBOX_PATH.split(":")]
+    for path in candidates:
+        try:
+            if path.is_file() and path.resolve().stat().st_mode & 0o001:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+class LogTail:
+    """The newest :data:`LOG_TAIL` bytes a process wrote to a pipe, read by a thread of
+    its own so that a bot that writes without end is never blocked, nor kept whole."""
+
+    def __init__(self, pipe: io.BufferedReader | None, limit: int = LOG_TAIL) -> None:
+        self.limit = limit
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self.thread.start()
+
+    def _read(self, pipe: io.BufferedReader | None) -> None:
+        if pipe is None:
+            return
+        with pipe:
+            while chunk := pipe.read1(65536):
+                with self._lock:
+                    self._data += chunk
+                    if len(self._data) > 2 * self.limit:
+                        del self._data[: len(self._data) - self.limit]
+
+    def text(self) -> str:
+        """The newest bytes written, as text."""
+        with self._lock:
+            return bytes(self._data[-self.limit :]).decode(errors="replace")
+
+
 @dataclass(eq=False)
 class BotProcess:
-    """One bot version's running process and its session with the referee."""
+    """One bot version's running process, its session with the referee, its output's
+    tail and its cgroup (when the sandbox has them)."""
 
     version_id: int
     label: str
     session_id: str
     process: subprocess.Popen[bytes]
     folder: Path
+    log: LogTail
+    group: cgroups.Group | None = None
     last_used: float = field(default_factory=time.monotonic)
 
     @property
@@ -96,9 +152,11 @@ class BotPool:
         *,
         root: Path | None = None,
         idle_s: float = IDLE_S,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.versions = versions
         self.referee = referee
+        self.sandbox = sandbox or Sandbox("off")
         remove_orphaned_folders(root)
         self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
         self.idle_s = idle_s
@@ -135,12 +193,26 @@ class BotPool:
             if bot is None or bot.alive:
                 return None
             code = bot.process.returncode
-            try:
-                lines = (bot.folder / "bot.log").read_text(errors="replace").strip().splitlines()
-            except OSError:
-                lines = []
+            bot.log.thread.join(1.0)  # what it wrote before it died
+            lines = bot.log.text().strip().splitlines()
+            limit = bot.group.stopped_by() if bot.group is not None else None
         said = f": {lines[-1][:300]}" if lines else ""
+        if limit is not None:
+            return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
         return f"its bot process exited with code {code}{said}"
+
+    def _limit(self, which: str) -> str:
+        limits = self.sandbox.limits
+        if which == "memory":
+            return f"memory limit ({limits.memory_mb} MiB)"
+        return f"process limit ({limits.processes} processes and threads)"
+
+    def log_tail(self, version_id: int) -> str | None:
+        """The newest output of ``version_id``'s process (its standard error and output),
+        or None if it has none here."""
+        with self._lock:
+            bot = self.processes.get(version_id)
+        return None if bot is None else bot.log.text()
 
     def launch(self, version_id: int) -> BotProcess:
         """Unpack the version, open its session and start its process;
@@ -163,35 +235,60 @@ class BotPool:
         except (tarfile.TarError, OSError) as exc:
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(f"bot {label}'s files do not unpack: {exc}") from None
+        if self.sandbox.on and not _runnable(command[0], folder):  # found before the sandbox
+            shutil.rmtree(folder, ignore_errors=True)
+            raise BotStartError(
+                f"bot {label}'s command {command[0]!r} could not start: no such program "
+                f"(in its folder, or on the sandbox's PATH {SANDBOX_PATH})"
+            )
         session_id, key = self.referee.open_session(label)
-        env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
-        env = child_env(env)
-        env.update(
-            ARENA_REFEREE=self.referee.address,
-            ARENA_SESSION_KEY=key,
-            ARENA_BOT_NAME=label,
-            PYTHONUNBUFFERED="1",
-        )
-        try:
-            with open(folder / "bot.log", "ab") as out:
-                process = subprocess.Popen(
-                    command,
-                    cwd=folder,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    process_group=0,
+        sandboxed = self.sandbox.on
+        env = bot_environment(key, label, sandboxed=sandboxed, address=self.referee.address)
+        group = None
+        argv, run_env = command, env
+        if sandboxed:
+            if self.referee.socket is None:
+                self.referee.close_session(session_id)
+                raise RuntimeError("the sandbox needs a referee with a Unix socket")
+            cgroup_root = self.sandbox.cgroup_root
+            if cgroup_root is not None:
+                limits = self.sandbox.limits
+                group = cgroup_root.group(
+                    f"{self.root.name}-{folder.name}",
+                    memory_mb=limits.memory_mb,
+                    processes=limits.processes,
                 )
+            argv = self.sandbox.command(
+                command,
+                folder,
+                self.referee.socket,
+                env,
+                uid=self.sandbox.uid_of(version_id),
+                cgroup=group,
+            )
+            run_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # to find prlimit
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=folder,
+                env=run_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                process_group=0,
+            )
         except OSError as exc:  # a missing program, or one that cannot be run
             self.referee.close_session(session_id)
+            if group is not None:
+                group.remove()
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(
                 f"bot {label}'s command {command[0]!r} could not start: "
                 f"{exc.strerror or type(exc).__name__}"
             ) from None
+        tail = LogTail(process.stdout)  # type: ignore[arg-type]
         log.info("started bot %s (pid %d)", label, process.pid)
-        return BotProcess(version_id, label, session_id, process, folder)
+        return BotProcess(version_id, label, session_id, process, folder, tail, group)
 
     def rebind(self, referee: RefereeLink) -> None:
         """Use a new referee (the old one died and was started again): the processes
@@ -201,6 +298,8 @@ class BotPool:
             self.referee = referee
         for bot in bots:
             stop_group(bot.process, STOP_S)
+            if bot.group is not None:
+                bot.group.remove()
             shutil.rmtree(bot.folder, ignore_errors=True)
 
     def reap(self) -> int:
@@ -233,5 +332,7 @@ class BotPool:
 
     def _stop(self, bot: BotProcess) -> None:
         self.referee.close_session(bot.session_id)
-        stop_group(bot.process, STOP_S)
+        stop_group(bot.process, STOP_S)  # its sandbox's PID namespace dies with it
+        if bot.group is not None:
+            bot.group.remove()  # and whatever else is left in its cgroup
         shutil.rmtree(bot.folder, ignore_errors=True)

@@ -7,14 +7,18 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
 
+from referee import settings
 from referee.auth import SECRET_ENV, SecretError, call_metadata, platform_secret
 from referee.clock import ClockRules
 from referee.wire import clock_to_proto, options_to_proto
@@ -34,6 +38,22 @@ class RefereeGone(RuntimeError):
         self.code = code
 
 
+#: What of the worker's environment its referee does not get: it needs neither the
+#: database nor the broker, nor a user's key.
+NOT_FOR_THE_REFEREE = (
+    settings.DATABASE_URL,
+    settings.REDIS_URL,
+    settings.REDIS_PREFIX,
+    settings.API_KEY,
+    settings.PLATFORM,
+    settings.TEST_DATABASE_URL,
+)
+
+
+def _referee_environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in NOT_FOR_THE_REFEREE}
+
+
 class LocalReferee:
     """A referee process of this worker's own, on a free loopback port, with the
     platform's secret (``ARENA_REFEREE_SECRET`` or the one under ``ARENA_HOME``: the
@@ -47,16 +67,19 @@ class LocalReferee:
             self.secret = platform_secret()
         except SecretError:
             self.secret = secrets.token_urlsafe(24)
+        # the socket sandboxed bots reach it through, in a folder only this user may enter
+        self.folder = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+        self.socket = str(self.folder / "referee.sock")
         self.process = subprocess.Popen(
             # a short grace: the worker stops its bots before its referee
             [
                 *(sys.executable, "-m", "arena", "referee", "--port", "0", "--host", host),
-                *("--grace", "2", *extra_args),
+                *("--unix", self.socket, "--grace", "2", *extra_args),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=child_env({**os.environ, SECRET_ENV: self.secret}),
+            env=child_env({**_referee_environment(), SECRET_ENV: self.secret}),
             text=True,
             process_group=0,
         )
@@ -83,14 +106,16 @@ class LocalReferee:
                 self.process.wait()
         if self.process.stdout is not None:
             self.process.stdout.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class RefereeLink:
     """The match service of the referee at ``address``: create matches seated by bot
     sessions, wait for their results, fetch and release their records."""
 
-    def __init__(self, address: str, secret: str) -> None:
+    def __init__(self, address: str, secret: str, socket: str | None = None) -> None:
         self.address = address
+        self.socket = socket  # the referee's Unix socket file, for sandboxed bots
         self.channel = grpc.insecure_channel(address)
         self.stub = match_pb2_grpc.MatchesStub(self.channel)  # type: ignore[no-untyped-call]
         self.metadata = call_metadata(secret)

@@ -27,6 +27,12 @@ def register(sub: Any, bench_sub: Any) -> None:
     p.add_argument("--port", type=int, default=50051, help="port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument(
+        "--unix",
+        metavar="PATH",
+        default=None,
+        help="also listen on a Unix socket file (sandboxed bots reach their referee there)",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=30.0,
@@ -138,6 +144,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
                 args.host,
                 grace_s=args.grace,
                 ready=ready,
+                unix=args.unix,
                 keep_bytes=int(args.keep_mb * 1024 * 1024),
                 keep_s=args.keep_minutes * 60,
                 max_waiting=args.max_waiting,

