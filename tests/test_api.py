@@ -167,6 +167,31 @@ def test_tournaments_take_an_owners_own_bots_and_the_house_bots(
     refused(api.get(f"{API}/duels/{tournament}"), 404, "not_found", "is not a duel")
 
 
+def test_a_seed_is_chosen_by_an_operator_and_kept_secret_until_the_tournament_ends(
+    api: TestClient, store: Store
+) -> None:
+    """Every deal of a tournament comes from its seed: whoever knows it before the
+    matches are played knows the cards."""
+    ann, ops = user(store, "ann"), user(store, "ops", operator=True)
+    api.post(f"{API}/bots/a1/versions", json=submission(), headers=ann)
+    api.post(f"{API}/bots/a2/versions", json=submission("minimal_bot.py"), headers=ann)
+    body = {"game": GAME, "bots": ["a1", "a2"], "seed": 5}
+    refused(api.post(f"{API}/tournaments", json=body, headers=ann), 403, "forbidden", "seed")
+    duel = {"a": "a1", "b": "a2", "game": GAME, "seed": 5}
+    refused(api.post(f"{API}/duels", json=duel, headers=ann), 403, "forbidden", "seed")
+    assert store.list_tournaments() == []
+    mine = api.post(f"{API}/tournaments", json={**body, "seed": None}, headers=ann).json()
+    chosen = api.post(f"{API}/tournaments", json=body, headers=ops).json()
+    for made in (mine, chosen):
+        shown = api.get(f"{API}/tournaments/{made['tournament']}").json()
+        assert shown["settings"]["seed"] is None  # running: secret, even to its creator
+        page = api.get(f"/tournaments/{made['tournament']}").text
+        assert "kept secret until the tournament ends" in page
+    store.cancel_tournament(chosen["tournament"])
+    shown = api.get(f"{API}/tournaments/{chosen['tournament']}").json()
+    assert shown["settings"]["seed"] == 5
+
+
 def test_users_are_an_operators_and_keys_their_users_own(api: TestClient, store: Store) -> None:
     ann, bob = user(store, "ann"), user(store, "bob")
     ops = user(store, "ops", operator=True)

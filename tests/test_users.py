@@ -356,9 +356,14 @@ def test_tournaments_take_an_owners_own_bots_and_the_house_bots(users: Store, cl
     cli.refused("gauntlet", "anns", "--against", "bobs", "--game", GAME, key=ann, words=("'bobs'",))
     duel = ("duel", "anns", "bobs", "--game", GAME, "--local-workers", "0")
     cli.refused(*duel, key=ann, words=("user ann may not enter bot 'bobs'",))
+    seeded = ("--bots", "anns,house", "--seed", "5")
+    cli.refused(*create, *seeded, key=ann, words=("user ann may not choose the seed",))
     assert users.list_tournaments() == []
+    cli.ok(*create, *seeded)  # an operator chooses it
     made = cli.json(*create, "--bots", "anns,house", key=ann)
     assert made["matches"] >= 1
+    shown = cli.json("tournament", "standings", str(made["tournament"]), key=ann)
+    assert shown["settings"]["seed"] is None  # kept from everyone while it runs
     cli.ok(*create, "--bots", "anns,bobs,house")  # an operator enters anyone's
 
 

@@ -85,6 +85,7 @@ class Action(enum.Enum):
     SUBMIT = "submit"
     RETIRE = "retire"
     ENTER = "enter"
+    SEED = "seed"
     LADDER = "ladder"
     CANCEL = "cancel"
     OPERATE = "operate"
@@ -161,6 +162,16 @@ RULES: dict[Action, Rule] = {
         _their_own_and_house,
         f"tournaments, gauntlets and duels take your own bots and the house bots (those "
         f"of the platform's user {PLATFORM_USER!r}); an operator may enter any",
+    ),
+    Action.SEED: Rule(
+        "choose the seed of a tournament or duel (every deal comes from it); it is kept "
+        "secret from everyone until the tournament ends",
+        "no",
+        "no",
+        "yes",
+        _operators,
+        "whoever chooses the seed knows the deals before they are dealt: leave it out (the "
+        "platform draws one, shown once the tournament ends) or ask an operator",
     ),
     Action.LADDER: Rule(
         "make a bot join a ladder or withdraw from it",

@@ -14,7 +14,13 @@ from typing import Any
 from arena.app import limits
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Invalid, NotFound
-from arena.app.tournaments import Dispatch, check_clock, check_options, resolve_bots
+from arena.app.tournaments import (
+    Dispatch,
+    check_clock,
+    check_options,
+    check_seed_choice,
+    resolve_bots,
+)
 from referee.engine import EngineError
 from referee.games import get_game
 from worker import duel
@@ -75,6 +81,7 @@ def create(
         )
     options = check_options(game, options or {})
     clock = check_clock(clock or {})
+    seed_given = seed
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     if not 0 <= seed < 1 << 63:
         raise Invalid(f"seed: a whole number 0 ≤ seed < 2**63, not {seed}")
@@ -87,6 +94,7 @@ def create(
     except ValueError as exc:
         raise Invalid(str(exc)) from None
     version_a, version_b = resolve_bots(store, actor, game, [a, b])
+    check_seed_choice(actor, seed_given)
     limits.check(store, actor, "tournaments")
     settings = duel.Settings(
         version_a, version_b, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed

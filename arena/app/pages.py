@@ -11,6 +11,7 @@ the JSON that the commands print and the API answers."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from arena.app import deals, replay
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Held, NotFound
-from arena.app.reads import ladder_rows, shown_standings
+from arena.app.reads import ladder_rows, shown_settings, shown_standings
 from referee.games import game_names
 from referee.record import SeatStatus
 from worker.store import (
@@ -209,7 +210,7 @@ def tournament(store: Store, actor: Actor, tournament_id: int, *, matches: int) 
         raise NotFound(f"there is no tournament {tournament_id}") from None
     table, fit, held = shown_standings(store, t)
     return TournamentPage(
-        t,
+        dataclasses.replace(t, options=shown_settings(t)),
         store.tournament_progress(tournament_id),
         table,
         fit,

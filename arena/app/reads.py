@@ -201,7 +201,7 @@ def standings(store: Store, actor: Actor, tournament_id: int) -> dict[str, Any]:
         "format": tournament.format,
         "duplicate": tournament.duplicate,
         "created_by": tournament.created_by,
-        "settings": tournament.options,
+        "settings": shown_settings(tournament),
         "progress": counts,
         "held": held,
         **table.as_dict(),
@@ -283,3 +283,13 @@ def leaderboard(store: Store, actor: Actor, game: str) -> list[dict[str, Any]]:
             )
         out.append(line)
     return out
+
+
+def shown_settings(tournament: Tournament) -> dict[str, Any]:
+    """A tournament's settings as anyone may read them: its ``seed`` is None while its
+    matches may still be played, since every match's deal comes from it (a bot that read
+    it could work out its opponents' cards); it is shown once the tournament is over."""
+    shown = dict(tournament.options)
+    if "seed" in shown and tournament.state in ("open", "running"):
+        shown["seed"] = None
+    return shown

@@ -141,6 +141,7 @@ def create(
     size = check_table_size(
         game, table_size or min(spec.default_seats, max(len(versions), spec.min_seats))
     )
+    check_seed_choice(actor, seed)
     limits.check(store, actor, "tournaments")
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     if not 0 <= seed < 1 << 63:
@@ -183,6 +184,12 @@ def create(
     if dispatch is not None:
         dispatch(tournament_id, len(pairings))
     return Created(tournament_id, len(pairings), game)
+
+
+def check_seed_choice(actor: Actor, seed: int | None) -> None:
+    """Refuse a seed chosen by anyone but an operator (:data:`Action.SEED`)."""
+    if seed is not None:
+        require(actor, Action.SEED, what="choose the seed")
 
 
 def _known_tournament(store: Store, tournament_id: int) -> None:

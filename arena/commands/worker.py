@@ -46,6 +46,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from worker import broker, db, host
     from worker.app import QUEUE, configure
+    from worker.sandbox import SandboxUnavailable
     from worker.store import Store
 
     if args.concurrency < 1:
@@ -60,7 +61,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
         app = configure(redis_url)
         import worker.tasks  # noqa: F401 - registers the tasks on the app
 
-        worker_host = host.start_host(store, redis_url)
+        try:
+            worker_host = host.start_host(store, redis_url)
+        except SandboxUnavailable as exc:
+            raise CommandError(str(exc)) from None
         host.install(worker_host)
         worker_shutting_down.connect(lambda **_: worker_host.stopping.set(), weak=False)
         # app.worker_main drops the worker's exit code: the worker reports it as it stops

@@ -544,6 +544,9 @@ def _settings(options: Mapping[str, Any]) -> list[tuple[str, str]]:
     ):
         if key in ("sprt", "a", "b", "result"):  # a duel's own section shows its test
             continue
+        if key == "seed" and value is None:
+            lines.append(("seed", "kept secret until the tournament ends (its deals come from it)"))
+            continue
         if isinstance(value, Mapping):
             text = ", ".join(f"{k}={v}" for k, v in value.items()) or "the defaults"
         else:
