@@ -64,6 +64,7 @@ REPORTING = (
     "arena bench engine",
     "arena bench codec",
     "arena bench referee",
+    "arena bench sandbox",
     "arena bench store",
     "arena bench tournament",
     "arena bench web",

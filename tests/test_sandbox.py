@@ -259,14 +259,15 @@ def test_nothing_a_bot_started_outlives_the_pools_stop(pool: tuple[BotPool, Vers
     )
     bots.session(version)
     report_of(bots, version)
+    group = bots.processes[version].group
+    assert group is not None
     uid = bots.sandbox.uid_of(version)
-    assert uid is not None
-    mine = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
-    assert len(mine) >= 2  # the bot and its orphan
+    mine = [psutil.Process(p) for p in group.pids_in()]  # the host's pids of its processes
+    assert len([p for p in mine if p.uids().real == uid]) >= 2  # the bot and its orphan
     bots.close()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real == uid]
+        left = [p for p in mine if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
         if not left:
             break
         time.sleep(0.1)

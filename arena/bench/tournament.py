@@ -98,7 +98,13 @@ def _runs(pid: int, *words: str) -> bool:
 
 
 def _is_bot(pid: int) -> bool:
-    return _runs(pid, "bot", "run")
+    """A bot's own process (a Python running ``bot run``), not its sandbox's wrappers,
+    which carry its command among their arguments."""
+    try:
+        program = Path(psutil.Process(pid).cmdline()[0]).name
+    except (psutil.Error, IndexError):
+        return False
+    return "python" in program and _runs(pid, "bot", "run")
 
 
 def _referee_of(pid: int) -> int | None:

@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from arena.cli import CommandError, Failed
-from arena.commands import add_command, examples
+from arena.commands import add_command, examples, json_argument
 from arena.commands.db import store_errors
 from referee.settings import arena_home
 
@@ -30,6 +30,16 @@ def register(sub: Any, bench_sub: Any) -> None:
     w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
     w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
     w.set_defaults(func=cmd_worker)
+    bench = add_command(
+        bench_sub,
+        "sandbox",
+        help="what the sandbox of hosted bots costs: bot start and per decision, on vs off",
+        examples=examples("arena bench sandbox", "arena bench sandbox --repeats 7 --json"),
+    )
+    bench.add_argument("--repeats", type=int, default=5, help="rounds of each, alternating")
+    bench.add_argument("--matches", type=int, default=20, help="matches per round (default 20)")
+    json_argument(bench, "the figures")
+    bench.set_defaults(func=cmd_bench_sandbox)
     s = add_command(
         sub,
         "scheduler",
@@ -133,3 +143,38 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
             ]
         )
     return 0
+
+
+def cmd_bench_sandbox(args: argparse.Namespace) -> int:
+    """Measure the sandbox against unconfined bots and print the figures."""
+    import json
+
+    from arena.bench.sandbox import run_bench
+    from worker.sandbox import SandboxUnavailable
+
+    if args.repeats < 1 or args.matches < 1:
+        raise CommandError("--repeats and --matches must be at least 1")
+    try:
+        figures = run_bench(repeats=args.repeats, matches=args.matches)
+    except SandboxUnavailable as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        print(json.dumps(figures.as_dict(), indent=2))
+        return 0
+    print(
+        f"sandbox ({figures.sandbox}): medians of {figures.repeats} rounds, "
+        f"{figures.matches} one-hand {GAME_OF_BENCH} matches each"
+    )
+    print(
+        f"  bot start      on {figures.start_ms_on:>8.1f} ms   off {figures.start_ms_off:>8.1f} ms"
+        f"   ratio {figures.start_ratio:.2f}"
+    )
+    print(
+        f"  per decision   on {figures.decision_us_on:>8.1f} µs   off "
+        f"{figures.decision_us_off:>8.1f} µs   ratio {figures.decision_ratio:.3f}"
+        f"   (rounds: {', '.join(f'{r:.3f}' for r in figures.decision_ratios)})"
+    )
+    return 0
+
+
+GAME_OF_BENCH = "Hollywood Gin"
