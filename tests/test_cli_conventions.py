@@ -61,6 +61,7 @@ REPORTING = (
     "arena leaderboard",
     "arena duel",
     "arena ladder status",
+    "arena match log",
     "arena bench engine",
     "arena bench codec",
     "arena bench referee",

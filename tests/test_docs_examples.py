@@ -185,6 +185,8 @@ NOT_RUN: dict[str, str] = {
     "(tests/test_tournament_cli.py plays tournaments)",
     "arena gauntlet": "needs Redis and a worker, and plays many matches",
     "arena duel": "needs Redis and a worker, and plays until the SPRT decides",
+    "arena match log": "needs a match played by a worker's hosted bot "
+    "(tests/test_match_logs.py reads one)",
     "arena ladder start": "runs a ladder until stopped (or for a minute) with Redis and a worker",
     "arena ladder stop": "stops a running ladder",
     "arena worker": "a server: runs until stopped",

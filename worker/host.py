@@ -283,6 +283,7 @@ class Host:
                 log.warning("match %d: %s", match.id, exc)
                 sessions.append("")
                 faults.append(str(exc))
+        marks = [self.pool.log_mark(v) for v in match.seats]
         referee_id = f"m{match.id}a{match.attempts}-{holder[-6:]}"
         link = self.link  # the referee of this play, even if it is replaced meanwhile
         link.create_match(
@@ -300,7 +301,7 @@ class Host:
             for seat, (label, fault) in enumerate(zip(labels, faults, strict=True))
             if fault
         )
-        return _Live(link, referee_id, time.monotonic(), note or None)
+        return _Live(link, referee_id, time.monotonic(), note or None, marks)
 
     def _finish(self, match: Match, holder: str, live: _Live) -> Played:
         """Wait for the referee's result and commit it (or give the match back if the
@@ -327,9 +328,23 @@ class Host:
                     )
                     or "lost"
                 )
+            if done:
+                self._keep_logs(match, live)
             return "done" if done else "lost"
         finally:
             link.release(referee_id)
+
+    def _keep_logs(self, match: Match, live: _Live) -> None:
+        """Keep what each seat's bot wrote while the match was played (its owner's to
+        read); a log that cannot be kept is only a log."""
+        logs = {
+            seat: self.pool.log_since(version, mark)
+            for seat, (version, mark) in enumerate(zip(match.seats, live.marks, strict=True))
+        }
+        try:
+            self.store.keep_match_logs(match.id, {s: t for s, t in logs.items() if t})
+        except Exception:
+            log.exception("match %d: its bots' logs could not be kept", match.id)
 
     def _note(self, match: Match, note: str | None) -> str | None:
         """What the platform notes of a finished match's seats: those that could not
@@ -399,6 +414,7 @@ class _Live:
     referee_id: str
     began: float
     note: str | None
+    marks: list[int | None]  # where each seat's bot output stood when it began
 
 
 _current: Host | None = None

@@ -47,6 +47,8 @@ FOLDER_PREFIX = "arena-bots-"
 #: How much of a bot process's output (standard output and error) the pool keeps: the
 #: newest bytes.
 LOG_TAIL = 64 * 1024
+#: How much of what a bot wrote during a match is kept with the match (the newest bytes).
+MATCH_LOG = 16 * 1024
 
 
 class BotStartError(RuntimeError):
@@ -102,6 +104,7 @@ class LogTail:
     def __init__(self, pipe: io.BufferedReader | None, limit: int = LOG_TAIL) -> None:
         self.limit = limit
         self._data = bytearray()
+        self.written = 0  # bytes read from the pipe, ever: a mark for :meth:`since`
         self._lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
         self.thread.start()
@@ -113,6 +116,7 @@ class LogTail:
             while chunk := pipe.read1(65536):
                 with self._lock:
                     self._data += chunk
+                    self.written += len(chunk)
                     if len(self._data) > 2 * self.limit:
                         del self._data[: len(self._data) - self.limit]
 
@@ -120,6 +124,17 @@ class LogTail:
         """The newest bytes written, as text."""
         with self._lock:
             return bytes(self._data[-self.limit :]).decode(errors="replace")
+
+    def since(self, mark: int, limit: int) -> str:
+        """What was written after ``mark`` (a value of :attr:`written`), its newest
+        ``limit`` bytes at most, as text."""
+        with self._lock:
+            new = min(self.written - mark, len(self._data), limit)
+            return (
+                bytes(self._data[len(self._data) - new :]).decode(errors="replace")
+                if new > 0
+                else ""
+            )
 
 
 @dataclass(eq=False)
@@ -206,6 +221,23 @@ class BotPool:
         if which == "memory":
             return f"memory limit ({limits.memory_mb} MiB)"
         return f"process limit ({limits.processes} processes and threads)"
+
+    def log_mark(self, version_id: int) -> int | None:
+        """Where ``version_id``'s output stands now (None: no process of it here)."""
+        with self._lock:
+            bot = self.processes.get(version_id)
+        return None if bot is None else bot.log.written
+
+    def log_since(self, version_id: int, mark: int | None) -> str:
+        """What ``version_id``'s process wrote after ``mark``: its newest
+        :data:`MATCH_LOG` bytes."""
+        with self._lock:
+            bot = self.processes.get(version_id)
+        if bot is None or mark is None:
+            return ""
+        if not bot.alive:
+            bot.log.thread.join(1.0)  # what it wrote before it died
+        return bot.log.since(mark, MATCH_LOG)
 
     def log_tail(self, version_id: int) -> str | None:
         """The newest output of ``version_id``'s process (its standard error and output),

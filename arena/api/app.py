@@ -385,6 +385,15 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
     def show_match(match_id: Id, actor: Who) -> dict[str, Any]:
         return matches.show(store, actor, match_id)
 
+    @api.get(
+        "/matches/{match_id}/seats/{seat}/log",
+        summary="What a seat's bot wrote during the match (its owner and operators)",
+    )
+    def match_log(
+        match_id: Id, seat: Annotated[int, Path(ge=0, le=64)], actor: Who
+    ) -> dict[str, Any]:
+        return matches.log(store, actor, match_id, seat)
+
     @api.get("/matches/{match_id}/record", summary="A finished match's record as JSON")
     def match_record(match_id: Id, actor: Who) -> dict[str, Any]:
         return matches.export(store, actor, match_id)

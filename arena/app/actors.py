@@ -87,6 +87,7 @@ class Action(enum.Enum):
     ENTER = "enter"
     SEED = "seed"
     LADDER = "ladder"
+    LOGS = "logs"
     CANCEL = "cancel"
     OPERATE = "operate"
     USERS = "users"
@@ -180,6 +181,15 @@ RULES: dict[Action, Rule] = {
         "any",
         _their_own,
         "a bot joins or leaves a ladder by its owner or an operator",
+    ),
+    Action.LOGS: Rule(
+        "read what a bot wrote during a match (its standard output and error): its private details",
+        "no",
+        "of their own bots",
+        "any",
+        _their_own,
+        "a bot's log is its owner's and the operators' (others see that a seat failed, and "
+        "why, in the match)",
     ),
     Action.CANCEL: Rule(
         "cancel a match, tournament, duel or ladder",

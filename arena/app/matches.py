@@ -107,3 +107,25 @@ def step(
     if not 0 <= step <= len(found.record.actions):
         raise Invalid(f"match {match_id} has steps 0..{len(found.record.actions)}")
     return replay.frame(found, step, seat)
+
+
+def log(store: Store, actor: Actor, match_id: int, seat: int) -> dict[str, Any]:
+    """What the bot in ``seat`` wrote while the match was played (the newest 16 KiB of
+    its standard output and error), for its owner and operators only: ``{"match",
+    "seat", "bot", "log"}``, ``log`` None when it wrote nothing."""
+    match = store.match(match_id)
+    if match is None:
+        raise NotFound(f"no match {match_id} in the store")
+    if not 0 <= seat < len(match.seats):
+        raise Invalid(f"seat: match {match_id} has seats 0–{len(match.seats) - 1}, not {seat}")
+    version = store.bot_version(match.seats[seat])
+    bot = store.bot_by_name(version.bot_name)
+    owner = None if bot is None else bot.owner
+    require(
+        actor,
+        Action.LOGS,
+        whose=owner,
+        what=f"read the log of {version.label} in match {match_id}, which belongs to {owner}",
+    )
+    label = version.label
+    return {"match": match_id, "seat": seat, "bot": label, "log": store.match_log(match_id, seat)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,16 @@ def register(sub: Any, bench_sub: Any) -> None:
     s.add_argument("--record", type=Path, default=None, help="write the record bytes here")
     json_argument(s, "the match")
     s.set_defaults(func=cmd_show)
+    lg = add_command(
+        msub,
+        "log",
+        help="what a seat's bot wrote during a match (its owner's and the operators')",
+        examples=examples("arena match log 7 --seat 0", "arena match log 7 --seat 1 --json"),
+    )
+    lg.add_argument("id", type=int, help="the match's id in the store")
+    lg.add_argument("--seat", type=int, required=True, help="the seat (0 is the first)")
+    json_argument(lg, "the log")
+    lg.set_defaults(func=cmd_log)
 
 
 def seat_label(seat: int, name: str) -> str:
@@ -251,6 +262,32 @@ def cmd_show(args: argparse.Namespace) -> int:
         return _print_match(shown, args)
 
     return with_store(body)
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    """What a seat's bot wrote during a match, here or on a remote platform."""
+    from arena.app import matches
+    from arena.app.actors import local_actor
+    from arena.commands.db import with_store
+    from arena.remote import remote
+
+    platform = remote()
+    if platform is not None:
+        with platform:
+            return _print_log(platform.get(f"/matches/{args.id}/seats/{args.seat}/log"), args)
+    return with_store(
+        lambda store: _print_log(matches.log(store, local_actor(store), args.id, args.seat), args)
+    )
+
+
+def _print_log(out: dict[str, Any], args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps(out, indent=2))
+    elif out["log"] is None:
+        print(f"{out['bot']} wrote nothing during match {out['match']} (seat {out['seat']})")
+    else:
+        sys.stdout.write(out["log"] if out["log"].endswith("\n") else out["log"] + "\n")
+    return 0
 
 
 def _print_match(out: dict[str, Any], args: argparse.Namespace) -> int:

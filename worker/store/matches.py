@@ -625,6 +625,29 @@ class MatchStore(StoreBase):
 
         return self._run(op)
 
+    def keep_match_logs(self, match_id: int, logs: Mapping[int, str]) -> None:
+        """Keep what each seat's bot wrote during the match (seat → text; NUL bytes,
+        which text cannot hold, become U+FFFD)."""
+        if not logs:
+            return
+        rows = [(match_id, seat, text.replace("\0", "\ufffd")) for seat, text in logs.items()]
+        self._run(
+            lambda conn: conn.cursor().executemany(
+                "INSERT INTO match_logs (match_id, seat, log) VALUES (%s, %s, %s)"
+                " ON CONFLICT (match_id, seat) DO UPDATE SET log = excluded.log",
+                rows,
+            )
+        )
+
+    def match_log(self, match_id: int, seat: int) -> str | None:
+        """What the seat's bot wrote during the match, or None if nothing was kept."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT log FROM match_logs WHERE match_id = %s AND seat = %s", (match_id, seat)
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
+
     # -- records -----------------------------------------------------------------------
 
     def record(self, match_id: int) -> bytes:
