@@ -302,7 +302,7 @@ def test_too_many_files_are_refused_and_the_limit_itself_is_kept(
 ) -> None:
     folder = tmp_path / "manyfiles"
     (folder / "lib").mkdir(parents=True)
-    (folder / MANIFEST_FILE).write_text('command = ["python", "main.py"]\n')
+    (folder / MANIFEST_FILE).write_text('command = ["python", "lib/m0.py"]\n')
     # The manifest, the folder lib and 998 files in it: 1,000 entries, the most allowed.
     for i in range(LIMIT_ENTRIES - 2):
         (folder / "lib" / f"m{i}.py").write_text(f"X = {i}\n")
@@ -439,5 +439,32 @@ def test_python_that_does_not_compile_is_refused_naming_file_and_line(
     assert_refused(err, code, out, "lib/helper.py does not compile (line 1")
     assert cli_store.list_bots() == []
     (folder / "lib" / "helper.py").write_text("def f():\n    return 1\n")
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert code == 0, err
+
+
+def test_a_command_naming_a_file_the_bot_lacks_or_outside_its_folder_is_refused(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The manifest's entry point is checked at submission: a missing file, or one
+    outside the bot's folder, is refused naming it, and nothing is stored."""
+    folder = tmp_path / "folder_bot"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('hi')\n")
+    for command, expected in (
+        (
+            '["python", "mian.py"]',
+            "'mian.py' is not a file of the bot (it holds arena-bot.toml, main.py)",
+        ),
+        ('["python", "../other/bot.py"]', "'../other/bot.py' is outside the bot's folder"),
+        ('["python", "/srv/bots/bot.py"]', "'/srv/bots/bot.py' is outside the bot's folder"),
+        ('["./run.sh"]', "'./run.sh' is not a file of the bot"),
+        ('["node", "src/bot.js"]', "'src/bot.js' is not a file of the bot"),
+    ):
+        (folder / "arena-bot.toml").write_text(f"command = {command}\n")
+        code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+        assert_refused(err, code, out, expected)
+    assert cli_store.list_bots() == []
+    (folder / "arena-bot.toml").write_text('command = ["python", "-u", "./main.py"]\n')
     code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
     assert code == 0, err

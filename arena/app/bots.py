@@ -65,7 +65,7 @@ def submit(
     if problem is not None:
         raise Invalid(problem)
     check_command(command)
-    check_archive(archive, archive_format)
+    check_entry_point(command, check_archive(archive, archive_format))
     existing = store.bot_by_name(name)
     if existing is not None:
         require(
@@ -121,17 +121,49 @@ def check_command(command: Sequence[str]) -> None:
             )
 
 
-def check_archive(archive: bytes, archive_format: str = "tar") -> None:
-    """:class:`Invalid` unless ``archive`` is an archive a worker can unpack safely:
-    a tar of at most :data:`MAX_ENTRIES` plain files and folders, :data:`MAX_BYTES`
-    together, every path inside the folder (no links, devices, absolute or ``..``
-    paths), and every Python file in it one that compiles (a syntax error is named by
-    file and line, not found as a forfeit in the bot's first match)."""
+#: The words of a command that name a file of the bot: those ending so, or holding a
+#: ``/`` (options, ``-x``, are not files).
+SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".sh")
+
+
+def check_entry_point(command: Sequence[str], files: set[str]) -> None:
+    """:class:`Invalid` unless every file ``command`` names in the bot's folder is one
+    of its ``files``: its program when a relative path, and each argument that is a
+    path or a source file (``bot.py``, ``src/main.js``), none outside the folder. A
+    program named bare (``python``, ``node``) is found on the sandbox's ``PATH``; an
+    absolute one is the system's."""
+    program, *arguments = command
+    named = [program] if "/" in program and not program.startswith("/") else []
+    named += [
+        word
+        for word in arguments
+        if not word.startswith("-") and ("/" in word or word.endswith(SOURCE_SUFFIXES))
+    ]
+    for word in named:
+        path = PurePosixPath(word)
+        if path.is_absolute() or ".." in path.parts:
+            raise Invalid(f"command: {word!r:.80} is outside the bot's folder")
+        if str(path) not in files:
+            listed = ", ".join(sorted(files)[:5]) or "no files"
+            raise Invalid(
+                f"command: {word!r:.80} is not a file of the bot (it holds {listed}"
+                f"{', …' if len(files) > 5 else ''}): fix the manifest's command"
+            )
+
+
+def check_archive(archive: bytes, archive_format: str = "tar") -> set[str]:
+    """The paths of the files of ``archive``; :class:`Invalid` unless it is an archive a
+    worker can unpack safely: a tar of at most :data:`MAX_ENTRIES` plain files and
+    folders, :data:`MAX_BYTES` together, every path inside the folder (no links,
+    devices, absolute or ``..`` paths), and every Python file in it one that compiles (a
+    syntax error is named by file and line, not found as a forfeit in the bot's first
+    match)."""
     if archive_format not in ARCHIVE_FORMATS:
         raise Invalid(f"archive_format {archive_format!r}: one of {', '.join(ARCHIVE_FORMATS)}")
     if len(archive) > MAX_BYTES + 512 * (MAX_ENTRIES + 2):
         raise Invalid(f"archive: {len(archive):,} bytes is over the limit of {MAX_BYTES:,}")
     total = 0
+    files: set[str] = set()
     try:
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
             for count, member in enumerate(tar, start=1):
@@ -148,12 +180,15 @@ def check_archive(archive: bytes, archive_format: str = "tar") -> None:
                 total += member.size
                 if total > MAX_BYTES:
                     raise Invalid(f"archive: its files are over {MAX_BYTES:,} bytes together")
+                if member.isfile():
+                    files.add(str(path))
                 if member.isfile() and member.name.endswith(".py"):
                     source = tar.extractfile(member)
                     if source is not None:
                         _check_python(member.name, source.read())
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise Invalid(f"archive: not a tar archive ({exc})") from None
+    return files
 
 
 def _check_python(name: str, source: bytes) -> None:
