@@ -47,6 +47,15 @@ UID_SPAN = 100_000
 
 Mode = Literal["on", "off"]
 
+#: The system a sandbox sees, read-only: ``/usr``, and the links of a merged ``/usr``.
+SYSTEM = (
+    *("--ro-bind", "/usr", "/usr"),
+    *("--symlink", "usr/lib", "/lib"),
+    *("--symlink", "usr/lib64", "/lib64"),
+    *("--symlink", "usr/bin", "/bin"),
+    *("--symlink", "usr/sbin", "/sbin"),
+)
+
 
 class SandboxUnavailable(RuntimeError):
     """This machine cannot confine bots (no bubblewrap, or no namespaces for it)."""
@@ -177,21 +186,7 @@ class Sandbox:
             "--new-session",
             "--hostname",
             "bot",
-            "--ro-bind",
-            "/usr",
-            "/usr",
-            "--symlink",
-            "usr/lib",
-            "/lib",
-            "--symlink",
-            "usr/lib64",
-            "/lib64",
-            "--symlink",
-            "usr/bin",
-            "/bin",
-            "--symlink",
-            "usr/sbin",
-            "/sbin",
+            *SYSTEM,
             "--ro-bind-try",
             "/etc/ld.so.cache",
             "/etc/ld.so.cache",
@@ -274,18 +269,7 @@ def probe(program: str | None) -> str | None:
         "--unshare-net",
         "--unshare-ipc",
         "--die-with-parent",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-        "--symlink",
-        "usr/bin",
-        "/bin",
+        *SYSTEM,
         "--proc",
         "/proc",
         "--dev",
