@@ -272,3 +272,23 @@ def test_nothing_a_bot_started_outlives_the_pools_stop(pool: tuple[BotPool, Vers
             break
         time.sleep(0.1)
     assert left == [], [p.cmdline() for p in left]
+
+
+def test_a_worker_that_cannot_confine_refuses_unless_told_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where bubblewrap cannot make its namespaces, hosting bots is refused with what to
+    do; ``ARENA_SANDBOX=off`` hosts them unconfined, and says so."""
+    monkeypatch.setattr(sandbox, "bwrap", lambda: "/bin/false")
+    with pytest.raises(sandbox.SandboxUnavailable) as refused:
+        sandbox.configure("on")
+    assert "cannot confine hosted bots" in str(refused.value)
+    assert "ARENA_SANDBOX=off" in str(refused.value)
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    with pytest.raises(sandbox.SandboxUnavailable, match="no bubblewrap program"):
+        sandbox.configure("on")
+    off = sandbox.configure("off")
+    assert not off.on and "unconfined" in off.describe()
+    assert settings.load({"ARENA_SANDBOX": "off"}).sandbox == "off"
+    with pytest.raises(settings.SettingsError, match="ARENA_SANDBOX must be on or off"):
+        settings.load({"ARENA_SANDBOX": "maybe"})
