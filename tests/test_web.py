@@ -318,7 +318,8 @@ def test_duel_page_shows_its_settings_and_its_sprt_verdict(
     page = client.get(f"/tournaments/{tid}").text
     assert "{&#39;" not in page and "{'" not in page  # no Python dict printed
     settings = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page)
-    assert settings == [("game options", "max_hands=1"), ("clock", "the defaults"), ("seed", "7")]
+    secret = ("seed", "kept secret until the tournament ends (its deals come from it)")
+    assert settings == [("game options", "max_hands=1"), ("clock", "the defaults"), secret]
     assert "H0: A is at most +0 Elo stronger; H1: A is at least +50 Elo stronger" in page
     assert "<strong>Still running</strong>" in page
     expected = Sprt(0.0, 50.0)
@@ -346,6 +347,7 @@ def test_duel_page_shows_its_settings_and_its_sprt_verdict(
     store.set_tournament_state(other, "done")
     page = client.get(f"/tournaments/{other}").text
     assert "<strong>No verdict</strong>" in page and "A lost 0, drew 1, won 0" in page
+    assert ("seed", "7") in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page)  # it has ended
     # a tournament that is no duel has no test
     assert 'id="duel"' not in client.get(f"/tournaments/{world.tournament}").text
 
