@@ -468,3 +468,20 @@ def test_a_command_naming_a_file_the_bot_lacks_or_outside_its_folder_is_refused(
     (folder / "arena-bot.toml").write_text('command = ["python", "-u", "./main.py"]\n')
     code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
     assert code == 0, err
+
+
+def test_bot_new_writes_a_starter_that_submits_as_it_says(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "starter"
+    code, out, err = arena(capsys, "bot", "new", str(folder), "--game", GAME)
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == ["arena-bot.toml", "bot.py"]
+    hint = out.strip().splitlines()[-1]
+    assert hint.endswith(f"bot submit {folder} --game {GAME}"), hint
+    result = submit_json(capsys, str(folder), "--game", GAME)
+    assert result["label"] == "starter@v1"
+    code, out, err = arena(capsys, "bot", "new", str(folder), "--game", GAME)
+    assert code == 2 and out == "" and "exists and is not an empty folder" in err
+    code, out, err = arena(capsys, "bot", "new", str(tmp_path / "x"), "--game", "chess")
+    assert code == 2 and "chess" in err

@@ -199,6 +199,8 @@ NOT_RUN: dict[str, str] = {
     "arena match get": "needs a running referee and a match on it",
     "arena match show": "needs a played match in the store",
     "arena bot run": "needs a running referee and a seat token or session key",
+    "arena bot new": "writes the reader's folder; tests/test_starter_bot.py runs it and plays "
+    "what it writes",
     "ARENA_REFEREE=": "needs a running referee and a seat token or session key",
     "arena verify": "needs a record fetched from a referee (`arena match get`) or a finished "
     "match in the store (tests/test_deals.py verifies matches)",

@@ -27,6 +27,7 @@ from arena.app.actors import local_actor
 from arena.cli import CommandError
 from arena.commands import (
     add_command,
+    arena_command,
     bot_actions,
     examples,
     game_argument,
@@ -106,6 +107,22 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     retire.add_argument("name")
     retire.set_defaults(func=cmd_retire)
+
+    new = add_command(
+        actions,
+        "new",
+        help="write a starter bot folder to edit, then submit",
+        examples=examples(
+            "arena bot new mybot --game hollywood-gin",
+            "arena bot new mybot --game rummy-500 --lang python",
+        ),
+    )
+    new.add_argument("folder", type=Path, help="the folder to write (new, or empty)")
+    game_argument(new)
+    new.add_argument(
+        "--lang", choices=("python",), default="python", help="the bot's language (python)"
+    )
+    new.set_defaults(func=cmd_new)
 
 
 # -- archives ------------------------------------------------------------------------------
@@ -258,6 +275,56 @@ def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: st
     bot_id = store.add_bot(name, owner)
     manifest = {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT}
     return store.add_bot_version(bot_id, bot.archive, manifest, owner)
+
+
+STARTER = '''"""A starter bot for {game}, written by `arena bot new`: it plays a legal action at
+random. Make it better in `decide` (docs/bots.md shows the view and the helpers), try it
+on this machine with `arena play` (docs/bots.md, "Quick play"), and submit the folder:
+
+    arena bot submit {folder} --game {game}
+"""
+
+import random
+
+from bots.sdk import Bot, Request, run
+
+
+class StarterBot(Bot):
+    def decide(self, request: Request) -> int | str:
+        # request.view is what this seat sees; request.legal_actions what it may do now
+        return random.randrange(len(request.legal_actions))
+
+
+if __name__ == "__main__":
+    run(StarterBot())  # one match, from ARENA_REFEREE and ARENA_TOKEN
+'''
+STARTER_MANIFEST = """# What the platform starts, in this folder (docs/bots.md): `arena bot run`
+# loads bot.py and serves the matches the platform seats it in.
+command = ["python", "-m", "arena", "bot", "run", "bot.py"]
+"""
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Write a starter bot folder: ``bot.py`` and its manifest."""
+    from referee.engine import UnknownGameError
+    from referee.games import get_game
+
+    try:
+        get_game(args.game)
+    except UnknownGameError as exc:
+        raise CommandError(str(exc)) from None
+    folder: Path = args.folder
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise CommandError(f"{folder} exists and is not an empty folder: name a new one")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "bot.py").write_text(STARTER.format(game=args.game, folder=folder))
+        (folder / MANIFEST_FILE).write_text(STARTER_MANIFEST)
+    except OSError as exc:
+        raise CommandError(f"cannot write {folder}: {exc.strerror}") from None
+    print(f"wrote {folder / 'bot.py'} and {folder / MANIFEST_FILE}")
+    print(f"submit it with: {arena_command()} bot submit {folder} --game {args.game}")
+    return 0
 
 
 def cmd_submit(args: argparse.Namespace) -> int:

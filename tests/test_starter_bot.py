@@ -1,0 +1,47 @@
+"""The starter bot `arena bot new` writes plays on the platform as documented: written,
+submitted as its hint says, it plays a tournament against house bots, sandboxed, with
+every seat ``ok``. Real worker, referee, Postgres and Redis."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.platform_support import EXAMPLES, PlatformEnv
+
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
+
+@pytest.mark.parametrize("game", ["hollywood-gin", "gin-three"])
+def test_the_starter_bot_plays_a_tournament_against_the_house_bots(
+    platform_env: PlatformEnv, tmp_path: Path, game: str
+) -> None:
+    env = platform_env
+    folder = tmp_path / "starter"
+    made = env.arena("bot", "new", str(folder), "--game", game)
+    assert made.returncode == 0, made.stderr
+    hint = made.stdout.strip().splitlines()[-1].removeprefix("submit it with: ")
+    submit = shlex.split(hint)[1:]  # as printed, without the program's own path
+    done = env.arena(*submit)
+    assert done.returncode == 0, done.stderr
+    house = []
+    for name in ("random_bot", "heuristic_bot"):
+        label = f"house-{name}"
+        done = env.arena("bot", "submit", str(EXAMPLES / f"{name}.py"), "--name", label,
+                         "--owner", "arena", "--game", game)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        house.append(label)
+    created = env.arena(
+        "tournament", "create", "--game", game, "--bots", ",".join(["starter", *house]),
+        "--games", "2", "--option", "max_hands=1", "--json",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    tournament = json.loads(created.stdout)["tournament"]
+    env.start_worker()
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 0, run.stderr + env.worker_log()
+    results = env.store.tournament_results(tournament)
+    assert results and all(seat.status == "ok" for r in results for seat in r.seats), results
