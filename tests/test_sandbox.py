@@ -292,3 +292,27 @@ def test_a_worker_that_cannot_confine_refuses_unless_told_off(
     assert settings.load({"ARENA_SANDBOX": "off"}).sandbox == "off"
     with pytest.raises(settings.SettingsError, match="ARENA_SANDBOX must be on or off"):
         settings.load({"ARENA_SANDBOX": "maybe"})
+
+
+def test_a_new_pool_removes_the_cgroups_of_workers_that_are_gone(
+    pool: tuple[BotPool, Versions], tmp_path: Path
+) -> None:
+    """A worker killed outright cannot remove its bots' cgroups: the next pool on the host
+    does, and leaves those of workers still alive."""
+    import subprocess
+
+    bots, versions = pool
+    groups = bots.sandbox.cgroup_root
+    assert groups is not None
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = f"arena-bots-{gone.pid}-test-v1-1"
+    alive = f"arena-bots-{os.getpid()}-test-v1-1"
+    for name in (dead, alive):
+        groups.group(name, memory_mb=16, processes=4)
+    assert {dead, alive} <= set(groups.names())
+    BotPool(versions, bots.referee, root=tmp_path, sandbox=bots.sandbox).close()
+    names = set(groups.names())
+    assert dead not in names and alive in names
+    groups.remove(alive)
+    assert alive not in set(groups.names())

@@ -54,6 +54,18 @@ class Root:
             (group.pids / "pids.max").write_text(str(processes))
         return group
 
+    def names(self) -> list[str]:
+        """The names of the groups made here (by any worker of this host)."""
+        found: set[str] = set()
+        for folder in {self.memory, self.pids}:
+            with contextlib.suppress(OSError):
+                found.update(p.name for p in folder.iterdir() if p.is_dir())
+        return sorted(found)
+
+    def remove(self, name: str) -> None:
+        """Kill what is left in the group ``name`` and remove it."""
+        Group(self.version, self.memory / name, self.pids / name).remove()
+
 
 @dataclass(frozen=True, slots=True)
 class Group:

@@ -70,11 +70,28 @@ def remove_orphaned_folders(root: Path | None = None) -> list[Path]:
     own); returns them."""
     removed = []
     for folder in Path(root or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
-        owner = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
-        if owner.isdigit() and not psutil.pid_exists(int(owner)):
+        if _orphaned(folder.name):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
+
+
+def remove_orphaned_groups(groups: cgroups.Root) -> list[str]:
+    """Remove the cgroups of the bots of workers that are gone (named after their pool's
+    folder); returns their names."""
+    removed = [name for name in groups.names() if _orphaned(name)]
+    for name in removed:
+        groups.remove(name)
+    return removed
+
+
+def _orphaned(name: str) -> bool:
+    """Whether ``name`` (a pool's folder, or a group named after it) is of a worker that
+    is gone: its pid follows :data:`FOLDER_PREFIX`."""
+    if not name.startswith(FOLDER_PREFIX):
+        return False
+    owner = name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+    return owner.isdigit() and not psutil.pid_exists(int(owner))
 
 
 #: Where a sandboxed bot's programs are found (its ``PATH``; ``/usr`` is the host's).
@@ -173,6 +190,8 @@ class BotPool:
         self.referee = referee
         self.sandbox = sandbox or Sandbox("off")
         remove_orphaned_folders(root)
+        if self.sandbox.cgroup_root is not None:
+            remove_orphaned_groups(self.sandbox.cgroup_root)
         self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
         self.idle_s = idle_s
         self.processes: dict[int, BotProcess] = {}
