@@ -33,8 +33,7 @@ import psutil
 from worker import cgroups
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
-from worker.sandbox import PATH as sandbox_path
-from worker.sandbox import Sandbox, bot_environment
+from worker.sandbox import PATH, Sandbox, bot_environment
 
 log = logging.getLogger(__name__)
 
@@ -94,17 +93,13 @@ def _orphaned(name: str) -> bool:
     return owner.isdigit() and not psutil.pid_exists(int(owner))
 
 
-#: Where a sandboxed bot's programs are found (its ``PATH``; ``/usr`` is the host's).
-SANDBOX_PATH = sandbox_path
-
-
 def _runnable(program: str, folder: Path) -> bool:
     """Whether ``program`` (a path, absolute or in the bot's ``folder``, or a name on
-    :data:`SANDBOX_PATH`) is a file anyone may run, as a sandboxed bot must."""
+    :data:`PATH`) is a file anyone may run, as a sandboxed bot must."""
     if "/" in program:
         candidates = [Path(program) if program.startswith("/") else folder / program]
     else:
-        candidates = [Path(d) / program for d in SANDBOX_PATH.split(":")]
+        candidates = [Path(d) / program for d in PATH.split(":")]
     for path in candidates:
         try:
             if path.is_file() and path.resolve().stat().st_mode & 0o001:
@@ -290,7 +285,7 @@ class BotPool:
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(
                 f"bot {label}'s command {command[0]!r} could not start: no such program "
-                f"(in its folder, or on the sandbox's PATH {SANDBOX_PATH})"
+                f"(in its folder, or on the sandbox's PATH {PATH})"
             )
         session_id, key = self.referee.open_session(label)
         sandboxed = self.sandbox.on

@@ -149,7 +149,7 @@ def cmd_bench_sandbox(args: argparse.Namespace) -> int:
     """Measure the sandbox against unconfined bots and print the figures."""
     import json
 
-    from arena.bench.sandbox import run_bench
+    from arena.bench.sandbox import GAME, run_bench
     from worker.sandbox import SandboxUnavailable
 
     if args.repeats < 1 or args.matches < 1:
@@ -163,7 +163,7 @@ def cmd_bench_sandbox(args: argparse.Namespace) -> int:
         return 0
     print(
         f"sandbox ({figures.sandbox}): medians of {figures.repeats} rounds, "
-        f"{figures.matches} one-hand {GAME_OF_BENCH} matches each"
+        f"{figures.matches} one-hand {GAME} matches each"
     )
     print(
         f"  bot start      on {figures.start_ms_on:>8.1f} ms   off {figures.start_ms_off:>8.1f} ms"
@@ -175,6 +175,3 @@ def cmd_bench_sandbox(args: argparse.Namespace) -> int:
         f"   (rounds: {', '.join(f'{r:.3f}' for r in figures.decision_ratios)})"
     )
     return 0
-
-
-GAME_OF_BENCH = "Hollywood Gin"
