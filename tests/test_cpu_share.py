@@ -1,0 +1,56 @@
+"""The CPU share of hosted bots (docs/sandbox.md, "Limits"): every bot process runs in a
+cpu group of its own, of equal weight, under the one parent group of all bots, so bots
+that spin share the CPU the referee leaves them and cannot starve it. Real bot pool,
+real referee, real cgroups: the machine's cpu controller is asked where each process is,
+not the pool's bookkeeping. Nothing here is timed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_sandbox import Versions, pool  # noqa: F401  (the fixture)
+from worker import cgroups
+from worker.pool import BotPool
+
+SPIN = """
+    import json
+    print(json.dumps({"spinning": True}), flush=True)
+    while True:
+        pass
+    """
+
+
+def cpu_group_of(pid: int) -> str:
+    """The path of the cpu group ``pid`` is in, as the kernel says (v1 or v2)."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(",") or controllers == "":
+            return path
+    raise AssertionError(f"no cpu group for process {pid}")
+
+
+def weight(folder: Path, version: cgroups.Version) -> int:
+    setting, _ = cgroups.CPU_WEIGHT[version]
+    return int((folder / setting).read_text())
+
+
+def test_spinning_bots_each_get_an_equal_share_under_the_bots_parent_group(
+    pool: tuple[BotPool, Versions],  # noqa: F811
+) -> None:
+    bots, versions = pool
+    groups = bots.sandbox.cgroup_root
+    assert groups is not None and groups.cpu is not None, "this machine has a cpu controller"
+    spinners = [versions.add(SPIN), versions.add(SPIN)]
+    for version in spinners:
+        bots.session(version)
+    _, default = cgroups.CPU_WEIGHT[groups.version]
+    assert weight(groups.cpu, groups.version) == default  # all bots weigh as one group
+    for version in spinners:
+        group = bots.processes[version].group
+        assert group is not None and group.cpu is not None
+        assert group.cpu.parent == groups.cpu
+        assert weight(group.cpu, groups.version) == default
+        pids = group.pids_in()
+        assert pids, "the bot's processes are in its group"
+        for pid in pids:
+            assert cpu_group_of(pid).rstrip("/").endswith(f"/{cgroups.PARENT}/{group.cpu.name}")
