@@ -4,8 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 BENCH_STAMP := $(VENV)/.installed-bench
+# The Node.js runtime hosted JavaScript bots find (docs/bots.md): installed when npm is
+# here; without it, only Python bots can be hosted, and the JavaScript tests say so.
+NODE_RUNTIME := runtimes/node
+NODE_STAMP := $(NODE_RUNTIME)/node_modules/.installed
+NPM ?= $(shell command -v npm)
 
-.PHONY: test lint typecheck pytest demo bench golden clean proto
+.PHONY: test lint typecheck pytest demo bench golden clean proto node-runtime
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +24,16 @@ $(BENCH_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,embedded,bench]'
 	touch $@
 
+$(NODE_STAMP): $(NODE_RUNTIME)/package.json $(NODE_RUNTIME)/package-lock.json
+ifneq ($(NPM),)
+	cd $(NODE_RUNTIME) && $(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $@
+else
+	@echo "npm not found: skipping the Node.js runtime ($(NODE_RUNTIME)); JavaScript bots cannot be hosted here"
+endif
+
+node-runtime: $(NODE_STAMP)
+
 test: lint typecheck pytest
 
 lint: $(STAMP)
@@ -28,10 +43,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy referee arena worker bots
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n 2 -q
 
-demo: $(STAMP)
+demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/arena demo
 
 bench: $(BENCH_STAMP)
