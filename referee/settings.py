@@ -263,6 +263,13 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     )
 
 
+def sandbox_mode(environ: Mapping[str, str] | None = None) -> Literal["on", "off"]:
+    """``ARENA_SANDBOX`` alone (default: the process's environment): whether this
+    platform's workers confine hosted bots, which every bot's page says when they do
+    not."""
+    return _switch(os.environ if environ is None else environ, SANDBOX)
+
+
 def _switch(env: Mapping[str, str], name: str) -> Literal["on", "off"]:
     raw = (env.get(name) or "on").strip().lower()
     if raw not in ("on", "off"):

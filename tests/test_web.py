@@ -710,3 +710,31 @@ def test_replay_and_export_commands(
     assert data["result"]["scores"] == list(record.result.scores)  # type: ignore[union-attr]
     assert main(["export", "999999"]) == 2
     assert "there is no match 999999" in capsys.readouterr().err
+
+
+def test_every_bot_page_says_loudly_when_hosted_bots_run_unconfined(
+    client: TestClient,
+    world: World,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/sandbox.md: a platform whose workers host bots with ``ARENA_SANDBOX=off``
+    says so on every bot's page, in the API and in ``arena bot show``; a confined one
+    does not."""
+    from arena.app import reads
+    from arena.app.actors import Actor, ActorKind
+    from arena.commands.bot import UNCONFINED, print_bot
+
+    anyone = Actor(ActorKind.ANONYMOUS, None)
+    confined = client.get("/bots/hollywood-gin-bot-0").text
+    assert "run unconfined" not in confined
+    assert reads.bot(world.store, anyone, "hollywood-gin-bot-0")["sandbox"] == "on"
+    monkeypatch.setenv("ARENA_SANDBOX", "off")
+    for name in ("hollywood-gin-bot-0", "rummy-500-bot-3"):
+        page = client.get(f"/bots/{name}").text
+        assert "Hosted bots run unconfined here." in page and "ARENA_SANDBOX=off" in page
+    shown = reads.bot(world.store, anyone, "hollywood-gin-bot-0")
+    assert shown["sandbox"] == "off"
+    capsys.readouterr()
+    print_bot(shown, json_out=False)
+    assert UNCONFINED in capsys.readouterr().out

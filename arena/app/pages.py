@@ -22,6 +22,7 @@ from arena.app import deals, replay
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Held, NotFound
 from arena.app.reads import ladder_rows, shown_settings, shown_standings
+from referee import settings
 from referee.games import game_names
 from referee.record import SeatStatus
 from worker.store import (
@@ -280,6 +281,8 @@ class BotPage:
     held: set[int]
     health: Counter[SeatStatus]
     times: dict[str, Any] | None
+    #: Whether this platform's workers run hosted bots unconfined (``ARENA_SANDBOX=off``).
+    unconfined: bool = False
 
 
 def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: int) -> BotPage:
@@ -300,7 +303,8 @@ def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: i
     shown = [m for m in played if m.match_id not in held]
     health = Counter(m.status for m in shown if m.status is not None)
     times = _decision_times(store, shown, decisions_over)
-    return BotPage(found, versions, histories, latest, played, held, health, times)
+    unconfined = settings.sandbox_mode() == "off"
+    return BotPage(found, versions, histories, latest, played, held, health, times, unconfined)
 
 
 def _percentile(ordered: list[int], q: float) -> int:

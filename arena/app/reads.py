@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import NotFound
+from referee import settings
 from worker.store import (
     PLATFORM_USER,
     BotVersion,
@@ -99,6 +100,7 @@ def bot(store: Store, actor: Actor, name: str) -> dict[str, Any]:
         "owner": found.owner,
         "house": found.owner == PLATFORM_USER,
         "retired_at": iso(found.retired_at),
+        "sandbox": settings.sandbox_mode(),
         "versions": [
             {
                 **version_dict(v.version),

@@ -50,6 +50,11 @@ SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff
 MAX_BYTES = app_bots.MAX_BYTES
 MAX_ENTRIES = app_bots.MAX_ENTRIES
 HASH_SHOWN = 12
+#: What a bot's page says where hosted bots are not confined (docs/sandbox.md).
+UNCONFINED = (
+    "WARNING: this platform runs hosted bots unconfined (ARENA_SANDBOX=off): each has "
+    "its worker's rights, and may read or change anything the worker can"
+)
 RECENT_MATCHES = 10
 
 
@@ -476,6 +481,8 @@ def print_bot(bot: dict[str, Any], *, json_out: bool) -> int:
     if bot["retired_at"] is not None:
         marks.append(f"retired {bot['retired_at'][:10]}")
     print(f"{_shown(bot['name'])} ({', '.join(marks)})")
+    if bot.get("sandbox") == "off":
+        print(UNCONFINED)
     print_table(
         plain_table(
             ("version", "sha256", "game", "submitted", "by", "elo"),

@@ -276,6 +276,7 @@ class Viewer:
             faults=[(name, found.health[status]) for status, name in FAULTS],
             played=sum(found.health.values()),
             times=found.times,
+            unconfined=found.unconfined,
         )
 
     def matches(self, request: Request) -> Response:
