@@ -132,6 +132,13 @@ class LogTail:
                     if len(self._data) > 2 * self.limit:
                         del self._data[: len(self._data) - self.limit]
 
+    @property
+    def held(self) -> int:
+        """How many bytes are kept now: never more than twice the tail, however much the
+        process wrote."""
+        with self._lock:
+            return len(self._data)
+
     def text(self) -> str:
         """The newest bytes written, as text."""
         with self._lock:
