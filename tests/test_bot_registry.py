@@ -485,3 +485,55 @@ def test_bot_new_writes_a_starter_that_submits_as_it_says(
     assert code == 2 and out == "" and "exists and is not an empty folder" in err
     code, out, err = arena(capsys, "bot", "new", str(tmp_path / "x"), "--game", "chess")
     assert code == 2 and "chess" in err
+
+
+def test_a_manifest_runtime_is_checked_and_stored_and_inferred_when_absent(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``runtime`` in arena-bot.toml is one of python, node and binary: another is refused
+    naming them, by the CLI and by the application (the API's path), and nothing is
+    stored; absent, it is inferred from the command."""
+    from arena.app import bots as app_bots
+    from arena.app.actors import local_actor
+    from arena.app.errors import Invalid
+
+    folder = tmp_path / "js_bot"
+    folder.mkdir()
+    (folder / "bot.js").write_text("console.log('hi');\n")
+    (folder / MANIFEST_FILE).write_text('runtime = "ruby"\ncommand = ["node", "bot.js"]\n')
+    code, out, err = arena(capsys, "bot", "submit", str(folder), "--game", GAME)
+    assert_refused(err, code, out, "runtime = 'ruby' is not one", '"python", "node", "binary"')
+    archive = package(EXAMPLES / "minimal_bot.py").archive
+    with pytest.raises(
+        Invalid, match=r"'ruby' is not one the platform runs; .* python, node, binary"
+    ):
+        app_bots.submit(
+            cli_store, local_actor(cli_store), name="js_bot", game=GAME,
+            archive=archive, command=["python", "minimal_bot.py"], runtime="ruby",
+        )  # fmt: skip
+    assert cli_store.list_bots() == []
+    (folder / MANIFEST_FILE).write_text('command = ["node", "bot.js"]\n')
+    assert submit_json(capsys, str(folder), "--game", GAME)["label"] == "js_bot@v1"
+    (folder / MANIFEST_FILE).write_text('runtime = "binary"\ncommand = ["node", "bot.js"]\n')
+    assert submit_json(capsys, str(folder), "--game", GAME)["label"] == "js_bot@v2"
+    submit_json(capsys, str(EXAMPLES / "minimal_bot.py"), "--game", GAME)
+    runtimes = {}
+    for name in ("js_bot", "minimal_bot"):
+        bot = cli_store.bot_by_name(name)
+        assert bot is not None
+        for rated in cli_store.bot_versions(bot.id):
+            runtimes[rated.version.label] = rated.version.manifest["runtime"]
+    assert runtimes == {"js_bot@v1": "node", "js_bot@v2": "binary", "minimal_bot@v1": "python"}
+
+
+def test_bot_new_javascript_writes_a_node_starter(
+    cli_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "jsstarter"
+    code, _, err = arena(capsys, "bot", "new", str(folder), "--game", GAME, "--lang", "javascript")
+    assert code == 0, err
+    assert sorted(p.name for p in folder.iterdir()) == ["arena-bot.toml", "bot.js"]
+    assert 'require("rummy-arena")' in (folder / "bot.js").read_text()
+    manifest = (folder / MANIFEST_FILE).read_text()
+    assert 'runtime = "node"' in manifest and 'command = ["node", "bot.js"]' in manifest
+    assert submit_json(capsys, str(folder), "--game", GAME)["label"] == "jsstarter@v1"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,22 @@ from tests.platform_support import EXAMPLES, PlatformEnv
 pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
 
 
-@pytest.mark.parametrize("game", ["hollywood-gin", "gin-three"])
+NODE_RUNTIME = Path(__file__).resolve().parent.parent / "runtimes" / "node" / "node_modules"
+
+
+@pytest.mark.parametrize(
+    ("game", "lang"),
+    [("hollywood-gin", "python"), ("gin-three", "python"), ("hollywood-gin", "javascript")],
+)
 def test_the_starter_bot_plays_a_tournament_against_the_house_bots(
-    platform_env: PlatformEnv, tmp_path: Path, game: str
+    platform_env: PlatformEnv, tmp_path: Path, game: str, lang: str
 ) -> None:
+    if lang == "javascript":
+        assert shutil.which("node"), "node is needed for the JavaScript starter"
+        assert (NODE_RUNTIME / "@grpc" / "grpc-js").is_dir(), "run make node-runtime first"
     env = platform_env
     folder = tmp_path / "starter"
-    made = env.arena("bot", "new", str(folder), "--game", game)
+    made = env.arena("bot", "new", str(folder), "--game", game, "--lang", lang)
     assert made.returncode == 0, made.stderr
     hint = made.stdout.strip().splitlines()[-1].removeprefix("submit it with: ")
     submit = shlex.split(hint)[1:]  # as printed, without the program's own path

@@ -6,9 +6,10 @@ package, or the system's), in namespaces of its own:
 - **network**: loopback only; it reaches its referee through the Unix socket bound at
   :data:`SOCKET` (abstract sockets do not cross network namespaces, socket files do);
 - **filesystem**: an empty root with the system's programs and libraries, the Python
-  the bots run on and the SDK read-only, its code read-only at :data:`CODE`, a private
-  ``/tmp`` and home of bounded size; nothing of the worker's ``ARENA_HOME``, of other
-  bots' folders or of the referee's secret;
+  the bots run on and the SDK read-only, the protocol's ``.proto`` files at
+  :data:`PROTO` and the Node.js runtime at :data:`NODE` read-only, its code read-only
+  at :data:`CODE`, a private ``/tmp`` and home of bounded size; nothing of the
+  worker's ``ARENA_HOME``, of other bots' folders or of the referee's secret;
 - **processes**: its own PID namespace (``/proc`` shows its own processes only), a
   user of its own with no capabilities (an unprivileged uid when the worker runs as
   root; the worker's own, in a user namespace, otherwise), and no new privileges;
@@ -40,6 +41,14 @@ CODE = "/bot"
 SOCKET = "/run/arena/referee.sock"
 HOME = "/home/bot"
 PATH = "/usr/local/bin:/usr/bin:/bin"
+#: Where a sandboxed bot finds the platform's protocol (``proto/``, read-only) and the
+#: Node.js runtime (``runtimes/node``: the ``rummy-arena`` SDK and its ``node_modules``).
+PROTO = "/opt/arena/proto"
+NODE = "/opt/arena/node"
+#: The platform's own copies of them, on the worker's host.
+ROOT = Path(__file__).resolve().parent.parent
+HOST_PROTO = ROOT / "proto"
+HOST_NODE = ROOT / "runtimes" / "node"
 #: The first of the uids sandboxed bots run as when the worker is root (one per bot
 #: version, so that no two bots share a uid's limits or files).
 UID_BASE = 200_000
@@ -95,7 +104,10 @@ def bot_environment(
 ) -> dict[str, str]:
     """Every variable a hosted bot's process receives (``docs/bots.md``, "What a hosted
     bot receives"), and nothing else: where its referee is, its session's key, its
-    label, and the few a program expects (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``)."""
+    label, where the protocol's ``.proto`` files and the Node.js runtime are
+    (``ARENA_PROTO``, ``NODE_PATH``), and the few a program expects (``PATH``, ``HOME``,
+    ``TMPDIR``, ``LANG``)."""
+    proto, node = (PROTO, NODE) if sandboxed else (str(HOST_PROTO), str(HOST_NODE))
     env = {
         "ARENA_REFEREE": f"unix:{SOCKET}" if sandboxed else address,
         "ARENA_SESSION_KEY": session_key,
@@ -106,6 +118,9 @@ def bot_environment(
         "LANG": "C.UTF-8",
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "ARENA_PROTO": proto,
+        # require("rummy-arena") and its packages (@grpc/grpc-js, @grpc/proto-loader)
+        "NODE_PATH": f"{node}:{node}/node_modules",
     }
     if sandboxed:
         env["PWD"] = CODE  # the folder it starts in (bubblewrap sets it)
@@ -187,6 +202,12 @@ class Sandbox:
             "--hostname",
             "bot",
             *SYSTEM,
+            # /etc holds only the few files below; others may pass (Node.js looks for
+            # /etc/ssl/openssl.cnf, and stops at a folder it cannot enter)
+            "--perms",
+            "0755",
+            "--dir",
+            "/etc",
             "--ro-bind-try",
             "/etc/ld.so.cache",
             "/etc/ld.so.cache",
@@ -226,6 +247,11 @@ class Sandbox:
                     box += ["--perms", "0755", "--dir", str(parent)]
                     made.add(str(parent))
             box += ["--ro-bind", path, path]
+        for opt in ("/opt", "/opt/arena"):
+            if opt not in made:
+                box += ["--perms", "0755", "--dir", opt]
+        # the protocol and the Node.js runtime (absent when npm was not there to install it)
+        box += ["--ro-bind-try", str(HOST_PROTO), PROTO, "--ro-bind-try", str(HOST_NODE), NODE]
         box += ["--ro-bind", str(folder), CODE, "--bind", socket, SOCKET, "--chdir", CODE]
         box += ["--clearenv"]
         for key, value in env.items():

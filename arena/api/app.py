@@ -143,6 +143,12 @@ class Submission(BaseModel):
     owner: str | None = Field(
         None, max_length=40, description="for an operator: the owner of a new bot"
     )
+    runtime: str | None = Field(
+        None,
+        max_length=40,
+        description="what the command runs on: python, node or binary (default: inferred "
+        "from the command)",
+    )
 
 
 class NewTournament(BaseModel):
@@ -302,6 +308,7 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
             command=submission.command,
             archive_format=submission.archive_format,
             owner=submission.owner,
+            runtime=submission.runtime,
         )
         if not done.new:
             response.status_code = 200

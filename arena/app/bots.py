@@ -26,6 +26,9 @@ ARCHIVE_FORMATS = ("tar",)
 #: The most a command holds: its words, and the characters of each.
 MAX_COMMAND_WORDS = 32
 MAX_WORD = 1000
+#: What a version's command runs on (docs/bots.md, "The manifest"): the platform's
+#: Python and SDK, Node.js and the ``rummy-arena`` SDK, or a program of the bot's own.
+RUNTIMES = ("python", "node", "binary")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +58,18 @@ def submit(
     command: Sequence[str],
     archive_format: str = "tar",
     owner: str | None = None,
+    runtime: str | None = None,
 ) -> Submitted:
     """Store ``archive`` as a version of the bot ``name`` playing ``game``. A new name is
     registered for ``owner`` (default: the actor, who alone may name another user when an
     operator); an existing name takes versions from its owner or an operator only. Nothing
     is stored when the submission is refused. A new version of a retired bot brings it
-    back."""
+    back. ``runtime`` is one of :data:`RUNTIMES`; None infers it from ``command``."""
     problem = bot_name_problem(name)
     if problem is not None:
         raise Invalid(problem)
     check_command(command)
+    runtime = check_runtime(runtime, command)
     check_entry_point(command, check_archive(archive, archive_format))
     existing = store.bot_by_name(name)
     if existing is not None:
@@ -102,7 +107,12 @@ def submit(
                 return Submitted(rated.version, new=False)
     limits.check(store, actor, "submissions")  # the same content again is no new write
     bot_id = store.add_bot(name, owner)
-    manifest = {"game": game, "command": list(command), "archive": archive_format}
+    manifest = {
+        "game": game,
+        "command": list(command),
+        "archive": archive_format,
+        "runtime": runtime,
+    }
     version = store.add_bot_version(bot_id, archive, manifest, submitter)
     if existing is not None and existing.retired_at is not None:
         store.set_retired(bot_id, False)
@@ -119,6 +129,26 @@ def check_command(command: Sequence[str]) -> None:
             raise Invalid(
                 f"command: each word is 1–{MAX_WORD} printable characters, not {word!r:.60}"
             )
+
+
+def check_runtime(runtime: str | None, command: Sequence[str]) -> str:
+    """``runtime`` if it is one of :data:`RUNTIMES` (:class:`Invalid` naming them if
+    not); None is inferred from ``command``: ``node`` for a Node.js program or a
+    JavaScript file, ``python`` for a Python one or a ``.py`` file, ``binary`` else."""
+    if runtime is None:
+        program = PurePosixPath(command[0]).name if command else ""
+        words = command[1:]
+        if program in ("node", "nodejs") or any(w.endswith((".js", ".mjs", ".cjs")) for w in words):
+            return "node"
+        if program.startswith("python") or any(w.endswith(".py") for w in words):
+            return "python"
+        return "binary"
+    if runtime not in RUNTIMES:
+        raise Invalid(
+            f"runtime: {runtime!r:.40} is not one the platform runs; it is one of "
+            + ", ".join(RUNTIMES)
+        )
+    return runtime
 
 
 #: The words of a command that name a file of the bot: those ending so, or holding a

@@ -119,13 +119,16 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="write a starter bot folder to edit, then submit",
         examples=examples(
             "arena bot new mybot --game hollywood-gin",
-            "arena bot new mybot --game rummy-500 --lang python",
+            "arena bot new mybot --game rummy-500 --lang javascript",
         ),
     )
     new.add_argument("folder", type=Path, help="the folder to write (new, or empty)")
     game_argument(new)
     new.add_argument(
-        "--lang", choices=("python",), default="python", help="the bot's language (python)"
+        "--lang",
+        choices=tuple(STARTERS),
+        default="python",
+        help="the bot's language: python (bot.py), or javascript (bot.js, run by Node.js)",
     )
     new.set_defaults(func=cmd_new)
 
@@ -135,10 +138,12 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 @dataclass(frozen=True, slots=True)
 class BotPackage:
-    """What a submission stores: the archive bytes and the command from the manifest."""
+    """What a submission stores: the archive bytes, and the command and runtime from the
+    manifest (None: inferred from the command when submitted)."""
 
     archive: bytes
     command: list[str]
+    runtime: str | None = None
 
     @property
     def content_hash(self) -> str:
@@ -216,12 +221,18 @@ def build_archive(files: list[tuple[str, Path, int]]) -> bytes:
     return buffer.getvalue()
 
 
-def read_command(manifest: Path) -> list[str]:
-    """The ``command`` list of a folder's manifest."""
+def read_manifest(manifest: Path) -> tuple[list[str], str | None]:
+    """The ``command`` list and the ``runtime`` (None when absent) of a folder's manifest."""
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CommandError(f"{manifest} is not valid TOML: {exc}") from exc
+    runtime = data.get("runtime")
+    if runtime is not None and runtime not in app_bots.RUNTIMES:
+        raise CommandError(
+            f"{manifest}: runtime = {runtime!r:.40} is not one the platform runs; set one of "
+            + ", ".join(f'"{name}"' for name in app_bots.RUNTIMES)
+        )
     command = data.get("command")
     if (
         not isinstance(command, list)
@@ -231,7 +242,7 @@ def read_command(manifest: Path) -> list[str]:
         raise CommandError(
             f'{manifest} must set command = ["program", "arg", ...] (a non-empty list of strings)'
         )
-    return command
+    return command, runtime
 
 
 def package(path: Path) -> BotPackage:
@@ -250,12 +261,14 @@ def package(path: Path) -> BotPackage:
         return BotPackage(
             build_archive([(path.name, path, size)]),
             ["python", "-m", "arena", "bot", "run", path.name],
+            "python",
         )
     if path.is_dir():
         manifest = path / MANIFEST_FILE
         if not manifest.is_file():
             raise CommandError(f"{path} has no {MANIFEST_FILE} (it must set command = [...])")
-        return BotPackage(build_archive(list(_folder_files(path))), read_command(manifest))
+        command, runtime = read_manifest(manifest)
+        return BotPackage(build_archive(list(_folder_files(path))), command, runtime)
     raise CommandError(f"no bot file or folder {path}")
 
 
@@ -278,7 +291,8 @@ def store_version(store: Store, bot: BotPackage, name: str, game: str, owner: st
     for the platform's own tools on a database of their own (the benchmarks); commands
     submit through :func:`arena.app.bots.submit`."""
     bot_id = store.add_bot(name, owner)
-    manifest = {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT}
+    runtime = app_bots.check_runtime(bot.runtime, bot.command)
+    manifest = {"game": game, "command": bot.command, "archive": ARCHIVE_FORMAT, "runtime": runtime}
     return store.add_bot_version(bot_id, bot.archive, manifest, owner)
 
 
@@ -305,12 +319,42 @@ if __name__ == "__main__":
 '''
 STARTER_MANIFEST = """# What the platform starts, in this folder (docs/bots.md): `arena bot run`
 # loads bot.py and serves the matches the platform seats it in.
+runtime = "python"
 command = ["python", "-m", "arena", "bot", "run", "bot.py"]
 """
+STARTER_JS = """// A starter bot for {game}, written by `arena bot new --lang javascript`: it plays
+// a legal action at random. Make it better in `decide` (docs/bots.md, "A bot in
+// JavaScript", shows what a decision holds), and submit the folder:
+//
+//     arena bot submit {folder} --game {game}
+//
+// The platform runs it with Node.js, where require("rummy-arena") is its SDK.
+"use strict";
+
+const {{ run }} = require("rummy-arena");
+
+// decision.view is what this seat sees; decision.legal the texts of what it may do now.
+// Return the index of one of them (or its text).
+function decide(decision) {{
+  return Math.floor(Math.random() * decision.legal.length);
+}}
+
+run(decide); // every match the platform seats it in (ARENA_REFEREE, ARENA_SESSION_KEY)
+"""
+STARTER_JS_MANIFEST = """# What the platform starts, in this folder (docs/bots.md): Node.js runs
+# bot.js, which serves the matches the platform seats it in.
+runtime = "node"
+command = ["node", "bot.js"]
+"""
+#: What ``arena bot new --lang`` writes: the bot's file, its text and its manifest's.
+STARTERS = {
+    "python": ("bot.py", STARTER, STARTER_MANIFEST),
+    "javascript": ("bot.js", STARTER_JS, STARTER_JS_MANIFEST),
+}
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    """Write a starter bot folder: ``bot.py`` and its manifest."""
+    """Write a starter bot folder: ``bot.py`` (or ``bot.js``) and its manifest."""
     from referee.engine import UnknownGameError
     from referee.games import get_game
 
@@ -321,13 +365,14 @@ def cmd_new(args: argparse.Namespace) -> int:
     folder: Path = args.folder
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise CommandError(f"{folder} exists and is not an empty folder: name a new one")
+    name, text, manifest = STARTERS[args.lang]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "bot.py").write_text(STARTER.format(game=args.game, folder=folder))
-        (folder / MANIFEST_FILE).write_text(STARTER_MANIFEST)
+        (folder / name).write_text(text.format(game=args.game, folder=folder))
+        (folder / MANIFEST_FILE).write_text(manifest)
     except OSError as exc:
         raise CommandError(f"cannot write {folder}: {exc.strerror}") from None
-    print(f"wrote {folder / 'bot.py'} and {folder / MANIFEST_FILE}")
+    print(f"wrote {folder / name} and {folder / MANIFEST_FILE}")
     print(f"submit it with: {arena_command()} bot submit {folder} --game {args.game}")
     return 0
 
@@ -351,6 +396,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
                     "archive": base64.b64encode(bot.archive).decode(),
                     "archive_format": ARCHIVE_FORMAT,
                     "owner": args.owner,
+                    "runtime": bot.runtime,
                 },
             )
         return _print_submitted(done, json_out=args.json)
@@ -365,6 +411,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             command=bot.command,
             archive_format=ARCHIVE_FORMAT,
             owner=args.owner,
+            runtime=bot.runtime,
         )
         done = {**reads.version_dict(submitted.version), "new": submitted.new}
         return _print_submitted(done, json_out=args.json)
