@@ -2,10 +2,12 @@
 cpu group of its own, of equal weight, under the one parent group of all bots, so bots
 that spin share the CPU the referee leaves them and cannot starve it. Real bot pool,
 real referee, real cgroups: the machine's cpu controller is asked where each process is,
-not the pool's bookkeeping. Nothing here is timed."""
+not the pool's bookkeeping; and a bot past its CPU seconds is stopped, the note naming
+that limit. Nothing here is timed."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from tests.test_sandbox import Versions, pool  # noqa: F401  (the fixture)
@@ -54,3 +56,28 @@ def test_spinning_bots_each_get_an_equal_share_under_the_bots_parent_group(
         assert pids, "the bot's processes are in its group"
         for pid in pids:
             assert cpu_group_of(pid).rstrip("/").endswith(f"/{cgroups.PARENT}/{group.cpu.name}")
+
+
+def test_a_bot_that_spins_past_its_cpu_seconds_is_stopped_and_the_note_says_so(
+    tmp_path: Path,
+) -> None:
+    from tests.test_sandbox import LIMITS
+    from worker import sandbox
+    from worker.referee_link import LocalReferee, RefereeLink
+
+    limits = dataclasses.replace(LIMITS, cpu_s=1)
+    box = sandbox.configure("on", limits)
+    referee = LocalReferee()
+    link = RefereeLink(referee.address, referee.secret, referee.socket)
+    versions = Versions()
+    bots = BotPool(versions, link, root=tmp_path, sandbox=box)
+    try:
+        version = versions.add(SPIN)
+        bots.session(version)
+        bots.processes[version].process.wait(60)
+        note = bots.exit_note(version)
+        assert note is not None and "CPU time limit (1 s)" in note, note
+    finally:
+        bots.close()
+        link.close()
+        referee.stop()

@@ -18,6 +18,7 @@ import io
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -62,6 +63,22 @@ class VersionSource(Protocol):
     def bot_version(self, version_id: int) -> object: ...
 
     def bot_archive(self, version_id: int) -> bytes: ...
+
+
+#: The signals the kernel sends a process at an rlimit (``prlimit``), by the limit:
+#: SIGXCPU at its CPU seconds, SIGXFSZ at a file's size (Python ignores that one: its
+#: write fails instead, which the bot's last log line says).
+RLIMIT_SIGNALS: dict[int | None, str] = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file size"}
+
+
+def _signal_of(code: int | None) -> int | None:
+    """The signal that ended a process from its exit code: negative for the process
+    itself, 128 + the signal for one under a shell or bubblewrap, which pass it on so."""
+    if code is None or code == 0:
+        return None
+    if code < 0:
+        return -code
+    return code - 128 if 128 < code < 128 + 65 else None
 
 
 def remove_orphaned_folders(root: Path | None = None) -> list[Path]:
@@ -232,6 +249,8 @@ class BotPool:
             bot.log.thread.join(1.0)  # what it wrote before it died
             lines = bot.log.text().strip().splitlines()
             limit = bot.group.stopped_by() if bot.group is not None else None
+            if limit is None and self.sandbox.on:
+                limit = RLIMIT_SIGNALS.get(_signal_of(code))
         said = f": {lines[-1][:300]}" if lines else ""
         if limit is not None:
             return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
@@ -241,6 +260,10 @@ class BotPool:
         limits = self.sandbox.limits
         if which == "memory":
             return f"memory limit ({limits.memory_mb} MiB)"
+        if which == "cpu":
+            return f"CPU time limit ({limits.cpu_s} s)"
+        if which == "file size":
+            return f"file size limit ({limits.file_mb} MiB)"
         return f"process limit ({limits.processes} processes and threads)"
 
     def log_mark(self, version_id: int) -> int | None:

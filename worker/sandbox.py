@@ -55,6 +55,9 @@ UID_BASE = 200_000
 UID_SPAN = 100_000
 
 Mode = Literal["on", "off"]
+#: The seconds of CPU a bot has after its limit's SIGXCPU before the kernel kills it
+#: (a bot that ignores the signal gains no more).
+CPU_GRACE_S = 2
 
 #: The system a sandbox sees, read-only: ``/usr``, and the links of a merged ``/usr``.
 SYSTEM = (
@@ -272,7 +275,7 @@ class Sandbox:
             ]
         rlimits = [
             "prlimit",
-            f"--cpu={limits.cpu_s}",
+            f"--cpu={limits.cpu_s}:{limits.cpu_s + CPU_GRACE_S}",  # SIGXCPU, then SIGKILL
             f"--nofile={limits.open_files}",
             f"--fsize={limits.file_mb << 20}",
             "--core=0",
