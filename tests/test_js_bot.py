@@ -1,8 +1,10 @@
 """A bot in a second language: the Node.js bot in bots/js, built from proto/ alone,
-plays a full match against a Python bot over loopback."""
+plays a full match against a Python bot over loopback, and, submitted as a folder,
+a tournament on the platform, sandboxed."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.platform_support import PlatformEnv
 from tests.referee_support import (
     EXAMPLES,
     ROOT,
@@ -19,7 +22,10 @@ from tests.referee_support import (
     wait_all,
 )
 
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
 JS = ROOT / "bots" / "js"
+RUNTIME = ROOT / "runtimes" / "node" / "node_modules"
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +72,25 @@ def test_js_bot_plays_a_python_bot(ref: RefereeProcess, node: str, game: str) ->
     record = ref.record(m.match_id)
     assert all(s.status == "ok" for s in record.seats), record.seats
     assert any(a.seat == 0 and a.source == "bot" for a in record.actions)
+
+
+def test_js_bot_submitted_as_a_folder_plays_a_tournament(platform_env: PlatformEnv) -> None:
+    """Hosted, it serves its session with the platform's Node.js runtime (NODE_PATH,
+    ARENA_PROTO); its own node_modules is not submitted."""
+    assert (RUNTIME / "@grpc" / "grpc-js").is_dir(), "run make node-runtime first"
+    env, game = platform_env, "hollywood-gin"
+    done = env.arena("bot", "submit", str(JS), "--game", game, "--name", "js-bot", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["command"] == ["node", "bot.js"]
+    done = env.arena("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "house",
+                     "--owner", "arena", "--game", game)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    created = env.arena("tournament", "create", "--game", game, "--bots", "js-bot,house",
+                        "--games", "2", "--option", "max_hands=1", "--json")  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    tournament = json.loads(created.stdout)["tournament"]
+    env.start_worker()
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 0, run.stderr + env.worker_log()
+    results = env.store.tournament_results(tournament)
+    assert results and all(seat.status == "ok" for r in results for seat in r.seats), results

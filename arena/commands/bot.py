@@ -43,8 +43,11 @@ from worker.store.bots import bot_name_problem, is_bot_name
 
 MANIFEST_FILE = "arena-bot.toml"
 ARCHIVE_FORMAT = "tar"
-# Left out of a folder's archive: what running the bot or a checkout leaves behind.
-SKIPPED_NAMES = frozenset({"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff_cache"})
+# Left out of a folder's archive: what running the bot or a checkout leaves behind, and
+# a JavaScript bot's packages (the platform's Node.js runtime has them: docs/bots.md).
+SKIPPED_NAMES = frozenset(
+    {"__pycache__", ".git", ".venv", ".mypy_cache", ".ruff_cache", "node_modules"}
+)
 #: The most a submission holds (arena.app.bots): checked here from the file system
 #: before a file is read (the skipped ones left out), and by the application layer again.
 MAX_BYTES = app_bots.MAX_BYTES

@@ -1,15 +1,19 @@
 // A Rummy Arena bot for Node.js: reads the contract from proto/ with
-// @grpc/proto-loader and plays one seat. It discards its highest card when it
-// can and otherwise plays the first legal action.
+// @grpc/proto-loader and plays one seat, or, hosted by the platform, every seat
+// of its session. It discards its highest card when it can and otherwise plays
+// the first legal action.
 //
-//   ARENA_REFEREE=127.0.0.1:50051 ARENA_TOKEN=... node bot.js
+//   ARENA_REFEREE=127.0.0.1:50051 ARENA_TOKEN=... node bot.js        # one match
+//   ARENA_REFEREE=127.0.0.1:50051 ARENA_SESSION_KEY=... node bot.js  # a session
+//
+// The .proto files are read from ARENA_PROTO (set on the platform), else ../../proto.
 "use strict";
 
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const PROTO_ROOT = path.join(__dirname, "..", "..", "proto");
+const PROTO_ROOT = process.env.ARENA_PROTO || path.join(__dirname, "..", "..", "proto");
 const RANKS = "A23456789TJQK";
 
 function loadReferee() {
@@ -40,9 +44,10 @@ function choose(legal) {
   return best;
 }
 
-function play(address, token) {
-  const v1 = loadReferee();
-  const client = new v1.Referee(address, grpc.credentials.createInsecure());
+// Play the seat of `token` on a Play stream of `client` (one Referee per process, or
+// per call when none is given).
+function play(address, token, shared) {
+  const client = shared || new (loadReferee().Referee)(address, grpc.credentials.createInsecure());
   const call = client.Play();
   return new Promise((resolve, reject) => {
     let seat = -1;
@@ -63,20 +68,41 @@ function play(address, token) {
     call.on("error", (err) => reject(err));
     call.on("end", () => resolve(null));
     call.write({ join: { token: token, agent: "js-bot" } });
+  }).finally(() => shared || client.close());
+}
+
+// Serve the session of `key` (docs/protocol.md, "Sessions"): each Assignment is a
+// seat to play on its own Play stream; a token sent again (after a reconnect) is
+// not played twice. Resolves when the referee ends the session.
+function serve(address, key) {
+  const client = new (loadReferee().Referee)(address, grpc.credentials.createInsecure());
+  const playing = new Map();
+  return new Promise((resolve, reject) => {
+    const stream = client.Serve({ key: key, agent: "js-bot" });
+    stream.on("data", (a) => {
+      if (playing.has(a.token)) return;
+      const match = play(address, a.token, client)
+        .catch((err) => console.error(`match ${a.match_id}, seat ${a.seat}: ${err.message}`))
+        .finally(() => playing.delete(a.token));
+      playing.set(a.token, match);
+    });
+    stream.on("error", reject);
+    stream.on("end", () => Promise.all(playing.values()).then(() => resolve()));
   }).finally(() => client.close());
 }
 
 if (require.main === module) {
   const address = process.env.ARENA_REFEREE;
   const token = process.env.ARENA_TOKEN;
-  if (!address || !token) {
-    console.error("set ARENA_REFEREE (host:port) and ARENA_TOKEN");
+  const key = process.env.ARENA_SESSION_KEY;
+  if (!address || !(token || key)) {
+    console.error("set ARENA_REFEREE (host:port) and ARENA_TOKEN or ARENA_SESSION_KEY");
     process.exit(2);
   }
-  play(address, token).catch((err) => {
+  (key ? serve(address, key) : play(address, token)).catch((err) => {
     console.error(`js-bot: ${err.message}`);
     process.exit(1);
   });
 }
 
-module.exports = { choose, play };
+module.exports = { choose, play, serve };
