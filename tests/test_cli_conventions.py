@@ -37,6 +37,7 @@ REPORTING = (
     "arena play",
     "arena verify",
     "arena bot run",
+    "arena bot check",
     "arena bot submit",
     "arena bot list",
     "arena bot show",

@@ -209,6 +209,8 @@ NOT_RUN: dict[str, str] = {
     "arena bot submit ./mybot": "the reader's own bot folder",
     "arena bot submit bots/examples/": "the tournament walk-through's first step; the README's "
     "`arena bot submit` of an example bot is run",
+    "arena bot check": "the reader's own bot; tests/test_bot_check.py checks bots that pass, "
+    "crash, never answer and do not compile",
     "arena bot retire": "needs the reader's bot in the store (tests/test_users.py retires bots)",
     "arena user key": "needs a user made first (tests/test_users.py makes, lists and revokes keys)",
     "arena login": "needs a platform served by `arena web` and a key (tests/test_remote.py "
