@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -122,3 +124,34 @@ def test_a_hosted_bot_that_writes_megabytes_to_stderr_is_kept_to_its_tail(
     bots.session(quiet)  # the pool goes on starting bots
     assert report_of(bots, quiet) == {"quiet": 1}
     assert bots.processes[version].alive
+
+
+def test_a_node_bot_on_a_host_without_the_nodejs_runtime_is_refused_saying_what_to_run(
+    pool: tuple[BotPool, Versions],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Its seat forfeits with the reason (the host's fault, named), not a crash of the
+    bot on its first ``require``; a Python bot on the same host still starts."""
+    from worker import pool as pool_module
+    from worker.pool import BotStartError
+
+    bots, versions = pool
+    node_bot = versions.add("print('never run')\n")
+    python_bot = versions.add(
+        'import json, time\nprint(json.dumps({"up": 1}), flush=True)\ntime.sleep(600)\n'
+    )
+    plain = versions.bot_version
+
+    def with_runtime(version_id: int) -> Any:
+        found = plain(version_id)
+        if version_id == node_bot:
+            found.manifest = {"command": ["node", "bot.js"], "runtime": "node"}
+        return found
+
+    monkeypatch.setattr(versions, "bot_version", with_runtime)
+    monkeypatch.setattr(pool_module, "HOST_NODE", tmp_path / "no-runtime")
+    with pytest.raises(BotStartError, match="run make node-runtime"):
+        bots.session(node_bot)
+    bots.session(python_bot)
+    assert report_of(bots, python_bot) == {"up": 1}

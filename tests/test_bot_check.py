@@ -98,3 +98,16 @@ def test_a_bot_that_does_not_compile_is_refused_before_it_plays(tmp_path: Path) 
     code, report, err = check(path, "hollywood-gin")
     assert code != 0 and report is None
     assert "bot.py does not compile (line 1" in err, err
+
+
+def test_the_javascript_starter_qualifies(tmp_path: Path) -> None:
+    folder = tmp_path / "starter"
+    made = subprocess.run(
+        [sys.executable, "-m", "arena", "bot", "new", str(folder), "--game", "gin-three",
+         "--lang", "javascript"],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    code, report, err = check(folder, "gin-three")
+    assert code == 0 and report is not None and report["qualified"], (err, report)
+    assert [(m["seats"], m["status"]) for m in report["matches"]] == [(3, "ok")]

@@ -34,7 +34,7 @@ import psutil
 from worker import cgroups
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
-from worker.sandbox import PATH, Sandbox, bot_environment
+from worker.sandbox import HOST_NODE, PATH, Sandbox, bot_environment
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,23 @@ def _orphaned(name: str) -> bool:
         return False
     owner = name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
     return owner.isdigit() and not psutil.pid_exists(int(owner))
+
+
+def runtime_problem(runtime: object) -> str | None:
+    """What this host lacks to run a bot of ``runtime`` (its manifest's: ``python``,
+    ``node``, ``binary``; None for one submitted before runtimes were named), or None.
+    Python and static binaries need nothing more; a Node.js bot needs ``node`` and the
+    platform's Node.js runtime (``runtimes/node``, installed by ``make``)."""
+    if runtime != "node":
+        return None
+    if shutil.which("node", path=PATH) is None:
+        return "it is a Node.js bot and this host has no node program (install Node.js 18+)"
+    if not (HOST_NODE / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return (
+            f"it is a Node.js bot and this host's Node.js runtime is not installed "
+            f"({HOST_NODE / 'node_modules'} is missing: run make node-runtime)"
+        )
+    return None
 
 
 def _runnable(program: str, folder: Path) -> bool:
@@ -311,6 +328,10 @@ class BotPool:
         except (tarfile.TarError, OSError) as exc:
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(f"bot {label}'s files do not unpack: {exc}") from None
+        problem = runtime_problem(manifest.get("runtime"))
+        if problem is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise BotStartError(f"bot {label} cannot start on this worker host: {problem}")
         if self.sandbox.on and not _runnable(command[0], folder):  # found before the sandbox
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(
