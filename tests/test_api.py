@@ -425,3 +425,35 @@ def test_an_owner_withdraws_their_bot_from_a_ladder_and_lets_it_join_again(
         api.post(f"{API}/ladders/nowhere/bots/anns", headers=ann), 404, "not_found", "no ladder"
     )
     refused(api.post(f"{API}/ladders/{GAME}/bots/nobody", headers=ann), 404, "not_found", "no bot")
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(api: TestClient, store: Store) -> None:
+    """A 1 GiB upload is refused from its Content-Length alone, a body sent in chunks as
+    soon as it passes the limit; nothing is stored, and the API goes on answering."""
+    from arena.api.app import MAX_BODY
+
+    headers = user(store, "ann")
+    claimed = api.post(
+        "/api/v1/bots/big/versions",
+        content=b"{}",
+        headers={**headers, "content-type": "application/json", "content-length": str(2**30)},
+    )
+    refused(claimed, 413, "too_large", "1,073,741,824 bytes", f"at most {MAX_BODY:,} bytes")
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"game": "hollywood-gin", "command": ["python"], "archive": "'
+        for _ in range(MAX_BODY // 2**20 + 2):
+            yield b"A" * 2**20
+        yield b'"}'
+
+    chunked = api.post(
+        "/api/v1/bots/big/versions",
+        content=chunks(),
+        headers={**headers, "content-type": "application/json"},
+    )
+    refused(chunked, 413, "too_large", "more than that")
+    assert store.bot_by_name("big") is None
+    assert (
+        api.post("/api/v1/bots/small/versions", json=submission(), headers=headers).status_code
+        == 201
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import dataclasses
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from arena.app import bots as app_bots
 from arena.app import duels, ladders, matches, reads, tournaments, users
@@ -41,6 +43,11 @@ PREFIX = "/api/v1"
 MAX_ID = 2**63 - 1
 #: Lists answer at most this many items a page.
 MAX_LIMIT = 200
+
+#: The largest request body the API reads (bytes): a submission's archive at its limit,
+#: in base64, with room for the rest of its JSON. A larger one is refused (413) before
+#: it is read, from its Content-Length, or as soon as a body without one passes it.
+MAX_BODY = (app_bots.MAX_BYTES + 512 * (app_bots.MAX_ENTRIES + 2)) * 4 // 3 + 2**20
 
 #: Each refusal of the application layer: its HTTP status and its stable code.
 ERRORS: dict[type[AppError], tuple[int, str]] = {
@@ -71,6 +78,57 @@ def error_response(
 ) -> JSONResponse:
     body = ErrorReply(error=ErrorBody(code=code, message=message, field=field))
     return JSONResponse(body.model_dump(), status_code=status, headers=headers or None)
+
+
+class BodyLimit:
+    """ASGI middleware: a request whose body is over ``limit`` bytes gets 413, without
+    the body being read (from its Content-Length), or as soon as the bytes read pass
+    the limit (a body sent in chunks: the route is told the client left, and what it
+    answers is dropped); nothing of it reaches the store."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or ()).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            await self._refuse(scope, receive, send, int(length))
+            return
+        read = 0
+        refused = False
+
+        async def counted() -> Any:
+            nonlocal read, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            read += len(message.get("body", b""))
+            if read > self.limit:
+                refused = True
+                await self._refuse(scope, receive, send, None)
+                return {"type": "http.disconnect"}
+            return message
+
+        async def sending(message: Any) -> None:
+            if not refused:
+                await send(message)
+
+        with contextlib.suppress(ClientDisconnect):
+            await self.app(scope, counted, sending)
+
+    async def _refuse(self, scope: Any, receive: Any, send: Any, length: int | None) -> None:
+        said = f"{length:,} bytes" if length is not None else "more than that"
+        reply = error_response(
+            413,
+            "too_large",
+            f"the request's body is {said}; the API reads at most {self.limit:,} bytes "
+            f"(a bot's archive holds at most {app_bots.MAX_BYTES:,} bytes of files)",
+            Connection="close",
+        )
+        await reply(scope, receive, send)
 
 
 # -- who asks --------------------------------------------------------------------------------
@@ -223,11 +281,13 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
                 "model": ErrorReply,
                 "description": "held back while its duplicate deal is played",
             },
+            413: {"model": ErrorReply, "description": "the request's body is too large"},
             429: {"model": ErrorReply, "description": "too many writes this hour; see Retry-After"},
             503: {"model": ErrorReply, "description": "the platform's database is unreachable"},
         },
     )
     api.state.store = store
+    api.add_middleware(BodyLimit)
     _key_optional_in_description(api)
 
     @api.exception_handler(AppError)
