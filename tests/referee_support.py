@@ -201,3 +201,14 @@ async def play_raw_seat(address: str, token: str, rng: random.Random) -> list[by
             elif msg.HasField("match_end"):
                 await call.done_writing()
     return got
+
+
+def join(token: str) -> bytes:
+    """A raw ``Join`` message, as a bot's stream sends it."""
+    return bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString()
+
+
+def answer(decision_id: int, index: int) -> bytes:
+    """A raw ``Answer`` message by index."""
+    msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
+    return msg.SerializeToString()

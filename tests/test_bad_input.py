@@ -15,10 +15,11 @@ from typing import Any
 import grpc
 import pytest
 
-from rummyarena.v1 import bot_pb2
 from tests.referee_support import (
     EXAMPLES,
     RefereeProcess,
+    answer,
+    join,
     referee_fixture,
     start_bot,
     statuses,
@@ -35,15 +36,6 @@ FLOOD = 5000
 @pytest.fixture(scope="module")
 def ref() -> Iterator[RefereeProcess]:
     yield from referee_fixture()
-
-
-def join(token: str) -> bytes:
-    return bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString()
-
-
-def answer(decision_id: int, index: int) -> bytes:
-    msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
-    return msg.SerializeToString()
 
 
 async def stream(address: str, *messages: bytes) -> tuple[grpc.StatusCode, str]:

@@ -16,6 +16,8 @@ from tests.referee_support import (
     EXAMPLES,
     TEST_BOTS,
     RefereeProcess,
+    answer,
+    join,
     referee_fixture,
     start_bot,
     statuses,
@@ -97,15 +99,6 @@ async def _stream(
         except grpc.aio.AioRpcError as exc:
             return got, exc
         return got, None
-
-
-def join(token: str) -> bytes:
-    return bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString()
-
-
-def answer(decision_id: int, index: int) -> bytes:
-    msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
-    return msg.SerializeToString()
 
 
 def run(coro: object) -> tuple[list[bytes], grpc.aio.AioRpcError | None]:

@@ -15,21 +15,20 @@ import pytest
 from bots.sdk import Bot, MatchOver, Request
 from bots.sdk.client import play
 from rummyarena.v1 import bot_pb2
-from tests.referee_support import PLAY, RefereeProcess, play_raw_seat, referee_fixture, statuses
+from tests.referee_support import (
+    PLAY,
+    RefereeProcess,
+    answer,
+    join,
+    play_raw_seat,
+    referee_fixture,
+    statuses,
+)
 
 
 @pytest.fixture(scope="module")
 def ref() -> Iterator[RefereeProcess]:
     yield from referee_fixture()
-
-
-def join(token: str) -> bytes:
-    return bot_pb2.BotMessage(join=bot_pb2.Join(token=token)).SerializeToString()
-
-
-def answer(decision_id: int, index: int) -> bytes:
-    msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
-    return msg.SerializeToString()
 
 
 async def next_decision(call: grpc.aio.StreamStreamCall) -> bot_pb2.Decision:
