@@ -33,8 +33,11 @@ def test_the_starter_bot_plays_a_tournament_against_the_house_bots(
     folder = tmp_path / "starter"
     made = env.arena("bot", "new", str(folder), "--game", game, "--lang", lang)
     assert made.returncode == 0, made.stderr
-    hint = made.stdout.strip().splitlines()[-1].removeprefix("submit it with: ")
-    submit = shlex.split(hint)[1:]  # as printed, without the program's own path
+    *_, check_hint, submit_hint = made.stdout.strip().splitlines()
+    check = shlex.split(check_hint.removeprefix("check it with: "))[1:]  # without the program
+    checked = env.arena(*check)
+    assert checked.returncode == 0 and "qualified for" in checked.stdout, checked.stdout
+    submit = shlex.split(submit_hint.removeprefix("submit it with: "))[1:]  # as printed
     done = env.arena(*submit)
     assert done.returncode == 0, done.stderr
     house = []

@@ -376,6 +376,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(f"cannot write {folder}: {exc.strerror}") from None
     print(f"wrote {folder / name} and {folder / MANIFEST_FILE}")
+    print(f"check it with: {arena_command()} bot check {folder} --game {args.game}")
     print(f"submit it with: {arena_command()} bot submit {folder} --game {args.game}")
     return 0
 
