@@ -228,3 +228,21 @@ def test_arena_web_itself_answers_414_to_a_1_mb_address(store: Store, tmp_path: 
         if web.poll() is None:
             web.kill()
             web.wait(20)
+
+
+def test_a_1_gib_upload_is_answered_413_over_a_socket_without_being_sent(store: Store) -> None:
+    """The API refuses a body over its limit from its Content-Length: the answer comes
+    before the body is sent (here it never is), and the server answers the next request."""
+    from arena.site import create_site
+
+    with served(create_site(store)) as port:
+        head = (
+            b"POST /api/v1/bots/big/versions HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n"
+        )
+        answer = exchange(port, head + b'{"game": "hollywood-gin"')
+        assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+        assert b'"too_large"' in answer and b"1,073,741,824 bytes" in answer, answer[-400:]
+        ok = exchange(port, b"GET /api/v1/bots HTTP/1.1\r\nHost: x\r\n" + CLOSE)
+        assert ok.startswith(b"HTTP/1.1 200 "), ok[:200]
+    assert store.bot_by_name("big") is None
