@@ -11,6 +11,7 @@ PYTEST_DONT_REWRITE
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -20,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 import psycopg
@@ -99,6 +101,20 @@ class PlatformEnv:
         bot = self.store.bot_by_name(name)
         assert bot is not None
         return self.store.bot_versions(bot.id)[-1].version.id
+
+    def play_tournament(self, game: str, bots: list[str], games: int = 2) -> list[Any]:
+        """Create a tournament of one-hand matches of ``bots``, start a worker, run it to
+        its end (it must succeed) and give its stored results."""
+        created = self.arena(
+            "tournament", "create", "--game", game, "--bots", ",".join(bots),
+            "--games", str(games), "--option", "max_hands=1", "--json",
+        )  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        tournament = json.loads(created.stdout)["tournament"]
+        self.start_worker()
+        run = self.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+        assert run.returncode == 0, run.stderr + self.worker_log()
+        return list(self.store.tournament_results(tournament))
 
     def wait_for(self, predicate: object, timeout: float, what: str) -> None:
         """Poll ``predicate()`` until true; fail naming ``what`` after ``timeout``."""

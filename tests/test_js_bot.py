@@ -85,12 +85,5 @@ def test_js_bot_submitted_as_a_folder_plays_a_tournament(platform_env: PlatformE
     done = env.arena("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "house",
                      "--owner", "arena", "--game", game)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    created = env.arena("tournament", "create", "--game", game, "--bots", "js-bot,house",
-                        "--games", "2", "--option", "max_hands=1", "--json")  # fmt: skip
-    assert created.returncode == 0, created.stderr
-    tournament = json.loads(created.stdout)["tournament"]
-    env.start_worker()
-    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
-    assert run.returncode == 0, run.stderr + env.worker_log()
-    results = env.store.tournament_results(tournament)
+    results = env.play_tournament(game, ["js-bot", "house"])
     assert results and all(seat.status == "ok" for r in results for seat in r.seats), results

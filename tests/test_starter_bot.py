@@ -4,7 +4,6 @@ every seat ``ok``. Real worker, referee, Postgres and Redis."""
 
 from __future__ import annotations
 
-import json
 import shlex
 import shutil
 from pathlib import Path
@@ -47,14 +46,5 @@ def test_the_starter_bot_plays_a_tournament_against_the_house_bots(
                          "--owner", "arena", "--game", game)  # fmt: skip
         assert done.returncode == 0, done.stderr
         house.append(label)
-    created = env.arena(
-        "tournament", "create", "--game", game, "--bots", ",".join(["starter", *house]),
-        "--games", "2", "--option", "max_hands=1", "--json",
-    )  # fmt: skip
-    assert created.returncode == 0, created.stderr
-    tournament = json.loads(created.stdout)["tournament"]
-    env.start_worker()
-    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
-    assert run.returncode == 0, run.stderr + env.worker_log()
-    results = env.store.tournament_results(tournament)
+    results = env.play_tournament(game, ["starter", *house])
     assert results and all(seat.status == "ok" for r in results for seat in r.seats), results

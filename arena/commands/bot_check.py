@@ -84,11 +84,12 @@ class _Versions:
 def cmd_check(args: argparse.Namespace) -> int:
     """Qualify the bot at ``args.path``; exit 0 when it passes, 1 when it fails."""
     from arena.commands.bot import package
+    from referee.engine import UnknownGameError
     from referee.games import get_game
 
     try:
         spec = get_game(args.game)
-    except Exception as exc:
+    except UnknownGameError as exc:
         raise CommandError(str(exc)) from None
     bot = package(args.path)
     try:  # the checks of a submission, with their words
@@ -111,7 +112,7 @@ def qualify(archive: bytes, command: list[str], game: str, seat_counts: range) -
     from referee.clock import ClockRules
     from referee.wire import decode_record
     from worker import sandbox
-    from worker.pool import BotPool
+    from worker.pool import BotPool, BotStartError
     from worker.referee_link import LocalReferee, RefereeLink
 
     try:
@@ -131,7 +132,7 @@ def qualify(archive: bytes, command: list[str], game: str, seat_counts: range) -
                 try:
                     sessions = [pool.session(1), *(pool.session(2) for _ in range(1, seats))]
                     faults = [""] * seats
-                except Exception as exc:  # the bot cannot start: its seat forfeits
+                except BotStartError as exc:  # the bot cannot start: its seat forfeits
                     sessions = ["", *(pool.session(2) for _ in range(1, seats))]
                     faults = [str(exc), *([""] * (seats - 1))]
                 mark = pool.log_mark(1)
