@@ -10,6 +10,12 @@ also takes the watch credential of the match it names); the bots' ``Play`` and
 ``Serve`` (a bot process's session, :mod:`referee.sessions`, whose key is its
 credential) and health stay open. :func:`serve` stops gracefully
 on SIGTERM or SIGINT (:meth:`referee.matches.Referee.shutdown`).
+
+With a certificate and key (:func:`tls_identity`) the TCP port speaks TLS, for bots
+that dial in over the internet; the Unix socket, reached by sandboxed bots on the same
+machine, stays plain. Every ``Serve`` stream carries a heartbeat each
+:data:`HEARTBEAT_S` seconds of quiet, and the referee pings each connection as often:
+a connection that stops answering is dropped, and its session is no longer connected.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import logging
 import os
 import resource
 import signal
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import grpc
@@ -66,8 +74,9 @@ SERVER_OPTIONS = (
     # HTTP/2 handshake, after 10 s
     ("grpc.max_connection_idle_ms", 300_000),
     ("grpc.server_handshake_timeout_ms", 10_000),
-    # the referee pings every connection each minute and drops one silent for 20 s
-    ("grpc.keepalive_time_ms", 60_000),
+    # the referee pings every connection each HEARTBEAT_S and drops one silent for twice
+    # that (server_options)
+    ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 20_000),
     # clients may ping at most every 10 s, even without calls; more often, twice, and
     # the connection is closed
@@ -75,6 +84,11 @@ SERVER_OPTIONS = (
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_ping_strikes", 2),
 )
+#: How often a quiet ``Serve`` stream gets a heartbeat, and each connection a ping, by
+#: default; a connection whose ping goes unanswered for twice that is dropped.
+HEARTBEAT_S = 10.0
+#: The header of a ``Serve`` stream that gives its heartbeat interval, in milliseconds.
+HEARTBEAT_HEADER = "rummyarena-heartbeat-ms"
 #: How long a new stream may take to send its Join.
 JOIN_WAIT_S = 30.0
 #: How long a failing stream waits for a write in flight before ending with its status.
@@ -82,6 +96,8 @@ SETTLE_S = 1.0
 
 REFEREE_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 MATCHES_SERVICE = match_pb2.DESCRIPTOR.services_by_name["Matches"].full_name
+
+_HEARTBEAT = bot_pb2.Assignment(heartbeat=True)
 
 _STATE = {
     MatchPhase.WAITING: match_pb2.MATCH_STATE_WAITING,
@@ -98,8 +114,9 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], code: str, message
 class RefereeServicer:
     """The bot side: one Play stream per seat, one Serve stream per bot session."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, heartbeat_s: float = HEARTBEAT_S) -> None:
         self.referee = referee
+        self.heartbeat_s = heartbeat_s
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The generic handler of the Referee service: bytes both ways (the runner
@@ -114,11 +131,11 @@ class RefereeServicer:
         )
         return grpc.method_handlers_generic_handler(REFEREE_SERVICE, {"Play": play, "Serve": serve})
 
-    async def serve(
-        self, raw: bytes, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[bot_pb2.Assignment]:
-        """A bot process's session: every seat assigned to it, as they come, until the
-        session is closed, taken over by another stream, or the referee shuts down."""
+    async def serve(self, raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        """A bot process's session: every seat assigned to it, as they come, and a
+        heartbeat after each :attr:`heartbeat_s` of quiet, until the session is closed,
+        taken over by another stream, or the referee shuts down, or a heartbeat cannot be
+        written (the connection is gone)."""
         try:
             request = bot_pb2.ServeRequest.FromString(raw)
         except (DecodeError, ValueError):
@@ -133,18 +150,43 @@ class RefereeServicer:
             await _abort(context, exc.code, str(exc))
         log.info("session %s (%s) connected: %s", session.id, session.name, session.agent)
         try:
-            # the headers tell the bot its session is on before any assignment comes
-            await context.send_initial_metadata(())
-            while (a := await stream.next()) is not None:
-                yield bot_pb2.Assignment(
-                    match_id=a.match_id,
-                    game=a.game,
-                    seat=a.seat,
-                    token=a.token,
-                    seat_name=a.seat_name,
+            # the headers tell the bot its session is on before any assignment comes, and
+            # how often it hears at least a heartbeat
+            beat_ms = str(round(self.heartbeat_s * 1000))
+            await context.send_initial_metadata(((HEARTBEAT_HEADER, beat_ms),))
+            while True:
+                try:
+                    a = await asyncio.wait_for(stream.next(), self.heartbeat_s)
+                except TimeoutError:
+                    if not await self._beat(context):
+                        log.info("session %s: its heartbeat was not delivered", session.id)
+                        return
+                    continue
+                if a is None:
+                    return
+                await context.write(
+                    bot_pb2.Assignment(
+                        match_id=a.match_id,
+                        game=a.game,
+                        seat=a.seat,
+                        token=a.token,
+                        seat_name=a.seat_name,
+                    )
                 )
         finally:
             self.referee.sessions.disconnect(session, stream)
+            log.info("session %s disconnected", session.id)
+
+    async def _beat(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
+        """Write a heartbeat; whether the stream is still open and took it in time (a
+        write stuck for a heartbeat's interval is a connection that no longer reads)."""
+        if context.done():
+            return False
+        try:
+            await asyncio.wait_for(context.write(_HEARTBEAT), self.heartbeat_s)
+        except (TimeoutError, grpc.aio.AbortError, grpc.aio.UsageError, grpc.RpcError):
+            return False
+        return not context.done()
 
     async def play(self, _requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """A seat's stream: Join, then answers until the match ends."""
@@ -368,6 +410,48 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         return match_pb2.CloseSessionResponse(closed=closed)
 
 
+class TlsError(ValueError):
+    """A TLS certificate or key the referee cannot serve with; the message names the file."""
+
+
+def tls_identity(cert: bytes | str | Path, key: bytes | str | Path) -> tuple[bytes, bytes]:
+    """The referee's certificate chain and private key as PEM bytes, read from the files
+    when given paths (and checked to be a pair); :class:`TlsError` naming the file that
+    cannot be read or does not hold what it should."""
+    pems = []
+    for what, source, marker in (
+        ("certificate", cert, b"-----BEGIN CERTIFICATE-----"),
+        ("private key", key, b"PRIVATE KEY-----"),
+    ):
+        name = "the given bytes" if isinstance(source, bytes) else str(source)
+        try:
+            pem = source if isinstance(source, bytes) else Path(source).read_bytes()
+        except OSError as exc:
+            raise TlsError(f"cannot read the TLS {what} {name}: {exc.strerror}") from None
+        if marker not in pem:
+            raise TlsError(f"the TLS {what} {name} is not a PEM {what}")
+        pems.append(pem)
+    if not isinstance(cert, bytes) and not isinstance(key, bytes):
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+        except ssl.SSLError as exc:
+            raise TlsError(
+                f"the TLS certificate {cert} and private key {key} do not make a pair: "
+                f"{exc.reason or exc}"
+            ) from None
+    return pems[0], pems[1]
+
+
+def server_options(heartbeat_s: float = HEARTBEAT_S) -> tuple[tuple[str, int], ...]:
+    """:data:`SERVER_OPTIONS` with the connection pings at ``heartbeat_s``: a peer that
+    does not answer one within twice that is dropped."""
+    ping_ms = max(1, round(heartbeat_s * 1000))
+    keepalive = {"grpc.keepalive_time_ms": ping_ms, "grpc.keepalive_timeout_ms": 2 * ping_ms}
+    options = tuple((name, keepalive.get(name, value)) for name, value in SERVER_OPTIONS)
+    # gRPC core times an unanswered ping out by this one, not by the keepalive timeout
+    return (*options, ("grpc.http2.ping_timeout_ms", 2 * ping_ms))
+
+
 def raise_open_files_limit() -> int:
     """Raise this process's soft limit of open files to its hard limit (each connection
     holds one); the limit now."""
@@ -394,6 +478,8 @@ async def _start(
     default_clock: ClockRules | None,
     secret: str | None,
     unix: str | None = None,
+    tls: tuple[bytes, bytes] | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
     **referee_options: Any,
 ) -> tuple[grpc.aio.Server, Referee, int, HealthServicer]:
     raise_open_files_limit()
@@ -409,8 +495,8 @@ async def _start(
         # a spectator's watch credential follows one match (referee.auth)
         {watch: lambda request: str(request.match_id)},
     )
-    server = grpc.aio.server(interceptors=(auth,), options=SERVER_OPTIONS)
-    server.add_generic_rpc_handlers((RefereeServicer(referee).handler(),))
+    server = grpc.aio.server(interceptors=(auth,), options=server_options(heartbeat_s))
+    server.add_generic_rpc_handlers((RefereeServicer(referee, heartbeat_s).handler(),))
     match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee), server)  # type: ignore[no-untyped-call]
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -425,7 +511,12 @@ async def _start(
         ),
         server,
     )
-    bound = server.add_insecure_port(f"{host}:{port}")
+    if tls is None:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    else:
+        cert, key = tls
+        credentials = grpc.ssl_server_credentials(((key, cert),))
+        bound = server.add_secure_port(f"{host}:{port}", credentials)
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
     if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
@@ -439,7 +530,7 @@ async def _start(
     # full passes, which otherwise walk them again and again while matches run (about
     # 8% of the referee's instructions per decision; docs/performance.md).
     gc.freeze()
-    log.info("referee listening on %s:%d", host, bound)
+    log.info("referee listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
     return server, referee, bound, health
 
 
@@ -449,12 +540,18 @@ async def start_server(
     default_clock: ClockRules | None = None,
     *,
     secret: str | None = None,
+    tls: tuple[bytes, bytes] | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
     **referee_options: Any,
 ) -> tuple[grpc.aio.Server, Referee, int]:
     """Start a referee server; returns it, its referee and the port it listens on. The
     match service takes ``secret`` (default: :func:`referee.auth.platform_secret`);
-    ``referee_options`` go to :class:`referee.matches.Referee`."""
-    server, referee, bound, _ = await _start(port, host, default_clock, secret, **referee_options)
+    ``tls`` (from :func:`tls_identity`) makes the port speak TLS; ``heartbeat_s`` is
+    the sessions' heartbeat interval; ``referee_options`` go to
+    :class:`referee.matches.Referee`."""
+    server, referee, bound, _ = await _start(
+        port, host, default_clock, secret, None, tls, heartbeat_s, **referee_options
+    )
     return server, referee, bound
 
 
@@ -465,13 +562,18 @@ async def serve(
     grace_s: float = GRACE_S,
     ready: Callable[[int], None] | None = None,
     unix: str | None = None,
+    tls: tuple[bytes, bytes] | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
     **referee_options: Any,
 ) -> None:
     """Run a referee server until SIGTERM or SIGINT, then stop gracefully: no new
     matches or seats, running matches finish within ``grace_s`` (the rest end
     aborted), and the service stays up a moment for their records to be fetched. A
-    second signal aborts what is left at once."""
-    server, referee, bound, health = await _start(port, host, None, None, unix, **referee_options)
+    second signal aborts what is left at once. With ``tls`` (a certificate chain and
+    key, :func:`tls_identity`) the TCP port speaks TLS; the Unix socket stays plain."""
+    server, referee, bound, health = await _start(
+        port, host, None, None, unix, tls, heartbeat_s, **referee_options
+    )
     if ready is not None:
         ready(bound)
     loop = asyncio.get_running_loop()

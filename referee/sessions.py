@@ -108,6 +108,13 @@ class Sessions:
         """The open session with this id, if any."""
         return self._by_id.get(session_id)
 
+    def connected(self, session_id: str) -> bool:
+        """Whether the open session with this id has a ``Serve`` stream connected now
+        (one whose connection was found dead, by its heartbeat or the connection's
+        pings, no longer counts)."""
+        session = self._by_id.get(session_id)
+        return session is not None and session.stream is not None
+
     def assign(self, session: Session, assignment: Assignment, seat: Seat) -> None:
         """Tell the session of a seat: now if its stream is connected, else when one
         connects."""

@@ -40,6 +40,10 @@ PLATFORM = "ARENA_PLATFORM"
 SUBMISSIONS_PER_HOUR = "ARENA_SUBMISSIONS_PER_HOUR"
 TOURNAMENTS_PER_HOUR = "ARENA_TOURNAMENTS_PER_HOUR"
 SANDBOX = "ARENA_SANDBOX"
+TLS = "ARENA_TLS"
+TLS_CA = "ARENA_TLS_CA"
+TLS_CERT = "ARENA_TLS_CERT"
+TLS_KEY = "ARENA_TLS_KEY"
 
 #: The name of the data folder under the user's data directory.
 APP_NAME = "rummy-arena"
@@ -140,6 +144,25 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable(TOKEN, "none", "a bot's seat token, for one match"),
     Variable(SESSION_KEY, "none", "a bot's session key: it plays every match it is seated in"),
+    Variable(
+        TLS,
+        "0",
+        "`1`: a bot dials its referee over TLS, trusting the system's certificate "
+        'authorities (`bots.md`, "Connecting over TLS")',
+    ),
+    Variable(
+        TLS_CA,
+        "none",
+        "a PEM file of the certificate authority a bot trusts for its referee (a "
+        "self-signed platform); implies `ARENA_TLS=1`",
+    ),
+    Variable(
+        TLS_CERT,
+        "none: plain TCP",
+        "the PEM certificate (chain) `arena referee` serves TLS with on its TCP port, "
+        "with `ARENA_TLS_KEY`",
+    ),
+    Variable(TLS_KEY, "none", "the PEM private key of `ARENA_TLS_CERT`"),
     Variable(BOT_SEED, "none (unseeded)", "the seed of `bots/examples/random_bot.py`"),
     Variable(
         API_KEY,
@@ -205,6 +228,10 @@ class Settings:
     referee: str | None
     token: str | None
     session_key: str | None
+    tls: bool
+    tls_ca: str | None
+    tls_cert: str | None
+    tls_key: str | None
     bot_seed: int | None
     api_key: str | None
     platform: str | None
@@ -254,6 +281,10 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         referee=text(REFEREE),
         token=text(TOKEN),
         session_key=text(SESSION_KEY),
+        tls=_flag(env, TLS) or bool(text(TLS_CA)),
+        tls_ca=text(TLS_CA),
+        tls_cert=text(TLS_CERT),
+        tls_key=text(TLS_KEY),
         bot_seed=_integer(env, BOT_SEED),
         api_key=text(API_KEY),
         platform=text(PLATFORM),
@@ -275,6 +306,13 @@ def _switch(env: Mapping[str, str], name: str) -> Literal["on", "off"]:
     if raw not in ("on", "off"):
         raise SettingsError(f"{name} must be on or off, not {env.get(name)!r}")
     return "on" if raw == "on" else "off"
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = (env.get(name) or "0").strip()
+    if raw not in ("0", "1"):
+        raise SettingsError(f"{name} must be 1 or 0, not {env.get(name)!r}")
+    return raw == "1"
 
 
 def _positive(env: Mapping[str, str], name: str, default: float) -> float:

@@ -29,8 +29,8 @@ def register(sub: Any, bench_sub: Any) -> None:
         "session until it is closed (--session-key)",
         examples=examples(
             "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
-            "arena bot run my_bot.py --referee 127.0.0.1:50051 --token T --json",
             "arena bot run my_bot.py --referee 127.0.0.1:50051 --session-key KEY",
+            "arena bot run my_bot.py --referee arena.example.org:443 --tls --session-key KEY",
         ),
     )
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
@@ -45,6 +45,20 @@ def register(sub: Any, bench_sub: Any) -> None:
         default=None,
         help="the key of a bot session (default ARENA_SESSION_KEY): play every match it is "
         "seated in, until the session is closed or the process is stopped",
+    )
+    r.add_argument(
+        "--tls",
+        action="store_true",
+        default=None,
+        help="dial the referee over TLS, trusting the system's certificate authorities "
+        "(default ARENA_TLS)",
+    )
+    r.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        default=None,
+        help="over TLS, trust only this PEM CA certificate (a self-signed platform; "
+        "default ARENA_TLS_CA); implies --tls",
     )
     json_argument(r, "the match's result")
     r.set_defaults(func=cmd_bot_run)
@@ -103,6 +117,10 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     args.referee = args.referee or found.referee or settings.DEFAULT_REFEREE
     args.token = args.token or found.token
     args.session_key = args.session_key or found.session_key
+    args.tls_ca = args.tls_ca or found.tls_ca
+    args.tls = bool(args.tls or found.tls or args.tls_ca)
+    if args.tls_ca and not Path(args.tls_ca).is_file():
+        raise CommandError(f"no TLS CA certificate file {args.tls_ca}")
     if bool(args.token) == bool(args.session_key):
         raise CommandError(
             "give either --token (one match) or --session-key (every match of a session), "
@@ -132,7 +150,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
 
     bot.on_notice = on_notice
     try:
-        over = run(bot, args.referee, args.token, joined=joined)
+        over = run(bot, args.referee, args.token, joined=joined, tls=args.tls, ca=args.tls_ca)
     except BotSessionError as exc:
         raise session_error(args.referee, exc) from None
     if args.json:
@@ -175,8 +193,10 @@ def session_error(address: str, exc: Exception) -> CommandError:
     once, or after the SDK's rejoin or reconnect window)."""
     import grpc
 
-    from bots.sdk.client import RefereeUnreachable
+    from bots.sdk.client import RefereeUnreachable, TlsMismatch
 
+    if isinstance(exc, TlsMismatch):
+        return CommandError(str(exc))
     cause = exc.__cause__
     code = cause.code() if isinstance(cause, grpc.aio.AioRpcError) else None
     if isinstance(exc, RefereeUnreachable) or code == grpc.StatusCode.UNAVAILABLE:
@@ -201,7 +221,9 @@ def _serve_session(args: argparse.Namespace) -> int:
     make_bot = bot_factory(args.file)
 
     async def session() -> str:
-        task = asyncio.ensure_future(serve(make_bot, args.referee, args.session_key))
+        task = asyncio.ensure_future(
+            serve(make_bot, args.referee, args.session_key, tls=args.tls, ca=args.tls_ca)
+        )
         loop = asyncio.get_running_loop()
         stopped_by: list[str] = []
 

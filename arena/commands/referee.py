@@ -9,11 +9,13 @@ import json
 import logging
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument
 from arena.commands.standalone import run_alone
+from referee import settings
 
 
 def register(sub: Any, bench_sub: Any) -> None:
@@ -22,7 +24,11 @@ def register(sub: Any, bench_sub: Any) -> None:
         sub,
         "referee",
         help="run the gRPC referee service",
-        examples=examples("arena referee --port 50051", "arena referee --port 0 --grace 60"),
+        examples=examples(
+            "arena referee --port 50051",
+            "arena referee --port 0 --grace 60",
+            "arena referee --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem",
+        ),
     )
     p.add_argument("--port", type=int, default=50051, help="port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -31,6 +37,19 @@ def register(sub: Any, bench_sub: Any) -> None:
         metavar="PATH",
         default=None,
         help="also listen on a Unix socket file (sandboxed bots reach their referee there)",
+    )
+    p.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        default=None,
+        help="serve TLS on the TCP port with this PEM certificate (chain), with --tls-key "
+        "(default ARENA_TLS_CERT; the Unix socket stays plain)",
+    )
+    p.add_argument(
+        "--tls-key",
+        metavar="FILE",
+        default=None,
+        help="the PEM private key of --tls-cert (default ARENA_TLS_KEY)",
     )
     p.add_argument(
         "--grace",
@@ -117,8 +136,23 @@ def port_free(host: str, port: int) -> bool:
 def cmd_referee(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully (docs/protocol.md)."""
     from referee.auth import SecretError
-    from referee.service import serve
+    from referee.service import TlsError, serve, tls_identity
 
+    tls = None
+    found = settings.load()
+    cert, key = args.tls_cert or found.tls_cert, args.tls_key or found.tls_key
+    if bool(cert) != bool(key):
+        given, missing = (
+            ("--tls-cert", "--tls-key (or ARENA_TLS_KEY)")
+            if cert
+            else ("--tls-key", "--tls-cert (or ARENA_TLS_CERT)")
+        )
+        raise CommandError(f"{given} needs {missing} too: TLS takes a certificate and its key")
+    if cert and key:
+        try:
+            tls = tls_identity(Path(cert), Path(key))
+        except TlsError as exc:
+            raise CommandError(str(exc)) from None
     if args.grace < 0 or args.keep_mb < 0 or args.keep_minutes < 0 or args.max_waiting < 1:
         raise CommandError(
             "--grace, --keep-mb and --keep-minutes must be 0 or more, --max-waiting at least 1"
@@ -136,6 +170,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
 
     def ready(port: int) -> None:
         print(f"referee listening on {args.host}:{port}", flush=True)
+        if tls is not None:
+            print(f"TLS on {args.host}:{port} with the certificate {cert}", flush=True)
 
     try:
         asyncio.run(
@@ -145,6 +181,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
                 grace_s=args.grace,
                 ready=ready,
                 unix=args.unix,
+                tls=tls,
                 keep_bytes=int(args.keep_mb * 1024 * 1024),
                 keep_s=args.keep_minutes * 60,
                 max_waiting=args.max_waiting,

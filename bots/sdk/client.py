@@ -1,5 +1,6 @@
 """Playing a bot over the referee's gRPC stream (docs/protocol.md): one match
-(:func:`play`), or every match a bot session is seated in (:func:`serve`)."""
+(:func:`play`), or every match a bot session is seated in (:func:`serve`), over a
+plain or a TLS connection (:func:`referee_channel`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import functools
 import logging
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -40,6 +42,11 @@ JOINED_S = 0.5
 RECONNECT_S = 10.0
 #: The longest wait between two attempts to reconnect a session, in seconds.
 RECONNECT_BACKOFF_S = 2.0
+#: A session's stream that brings nothing, not even a heartbeat, for this many of the
+#: referee's heartbeat intervals is taken for dead: it is cancelled and reconnected.
+SILENT_HEARTBEATS = 3
+#: The header in which the referee gives its heartbeat interval (referee.service).
+_HEARTBEAT_HEADER = "rummyarena-heartbeat-ms"
 
 
 class BotSessionError(RuntimeError):
@@ -50,6 +57,59 @@ class RefereeUnreachable(BotSessionError):
     """No referee answers at the address: the connection dropped (or never opened) and
     rejoining or reconnecting failed for as long as it is tried; the gRPC error is its
     ``__cause__``."""
+
+
+class TlsMismatch(BotSessionError):
+    """The connection failed in its TLS handshake, or a plain connection was closed at
+    once by a port that speaks TLS: the message says which, and what to pass."""
+
+
+def referee_channel(
+    address: str, *, tls: bool = False, ca: bytes | str | Path | None = None
+) -> grpc.aio.Channel:
+    """A channel to the referee at ``address`` (host:port, or unix:PATH): plain by
+    default; TLS with ``tls``, trusting the system's certificate authorities, or only
+    ``ca`` (a PEM file or its bytes: a platform with a self-signed certificate) when
+    given, which implies TLS."""
+    if ca is None and not tls:
+        return grpc.aio.insecure_channel(address)
+    pem = ca
+    if ca is not None and not isinstance(ca, bytes):
+        try:
+            pem = Path(ca).read_bytes()
+        except OSError as exc:
+            raise BotSessionError(
+                f"cannot read the TLS CA certificate {ca}: {exc.strerror}"
+            ) from None
+    return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(pem))
+
+
+def _tls_problem(exc: grpc.aio.AioRpcError, address: str, tls: bool) -> TlsMismatch | None:
+    """The clear error for a failure that a TLS mismatch explains, else None."""
+    details = exc.details() or ""
+    if exc.code() != grpc.StatusCode.UNAVAILABLE:
+        return None
+    if tls and "handshake failed" in details.lower():
+        reason = details.rsplit("OPENSSL_internal:", 1)[-1].removesuffix(": OK").strip()
+        if "WRONG_VERSION_NUMBER" in details:
+            hint = "the port does not speak TLS: dial it without --tls and --tls-ca"
+        elif "CERTIFICATE_VERIFY_FAILED" in details:
+            hint = (
+                "its certificate is not signed by an authority this bot trusts: pass "
+                "--tls-ca FILE (ARENA_TLS_CA) with the platform's CA certificate"
+            )
+        else:
+            hint = "check the address's host name and the --tls-ca FILE (ARENA_TLS_CA)"
+        return TlsMismatch(
+            f"the TLS handshake with the referee at {address} failed ({reason}): {hint}"
+        )
+    if not tls and details.endswith("Socket closed"):
+        return TlsMismatch(
+            f"the referee at {address} closed the plain connection at once: if it serves "
+            "TLS, dial it with --tls (ARENA_TLS=1), and --tls-ca FILE (ARENA_TLS_CA) for a "
+            "self-signed certificate"
+        )
+    return None
 
 
 class _Seat:
@@ -74,14 +134,18 @@ async def play(
     token: str,
     channel: grpc.aio.Channel | None = None,
     joined: Callable[[], None] | None = None,
+    *,
+    tls: bool = False,
+    ca: bytes | str | Path | None = None,
 ) -> MatchOver:
     """Join the referee at ``referee`` (host:port) with ``token`` and play to the end. If
     the connection drops once the match has started, join again with the same token
     (for up to :data:`REJOIN_S` seconds) and play on. ``joined`` is called once when the
     referee has taken the join and the match waits for its other seats (no Welcome
-    within :data:`JOINED_S`)."""
+    within :data:`JOINED_S`). Without ``channel``, ``tls`` and ``ca`` make one as
+    :func:`referee_channel` does."""
     own = channel is None
-    chan = channel or grpc.aio.insecure_channel(referee)
+    chan = channel or referee_channel(referee, tls=tls, ca=ca)
     state = _Seat()
     deadline = 0.0
     try:
@@ -98,6 +162,9 @@ async def play(
             except grpc.aio.AioRpcError as exc:
                 loop_time = asyncio.get_running_loop().time()
                 if not state.started or exc.code() not in _DROPPED:
+                    mismatch = _tls_problem(exc, referee, tls or ca is not None)
+                    if mismatch is not None:
+                        raise mismatch from exc
                     raise BotSessionError(f"{exc.code().name}: {exc.details()}") from exc
                 if state.welcomed or not deadline:  # a new drop: rejoin for REJOIN_S
                     deadline = loop_time + REJOIN_S
@@ -212,22 +279,30 @@ async def serve(
     key: str,
     *,
     channel: grpc.aio.Channel | None = None,
+    tls: bool = False,
+    ca: bytes | str | Path | None = None,
 ) -> None:
     """Hold the session ``key`` opens on the referee at ``referee`` (host:port) and play
     every match it is seated in, several at once, each on its own Play stream over the
-    same channel with a bot from ``make_bot()`` (called once per match).
+    same channel with a bot from ``make_bot()`` (called once per match). Without
+    ``channel``, ``tls`` and ``ca`` make one as :func:`referee_channel` does.
 
     A match whose play fails is logged; the session goes on. If the connection drops,
-    reconnect (with backoff) for up to :data:`RECONNECT_S` seconds, then give up with
-    :class:`RefereeUnreachable`; a key the referee does not know is a BotSessionError at
-    once. Returns when the referee ends the session (closed, taken over by another
-    process, or the referee shutting down) and the matches in progress have ended."""
+    or the stream brings nothing, not even a heartbeat, for :data:`SILENT_HEARTBEATS`
+    of the referee's heartbeat intervals (a connection that died silently), reconnect
+    (with backoff) for up to :data:`RECONNECT_S` seconds, then give up with
+    :class:`RefereeUnreachable`; a key the referee does not know, or a TLS mismatch
+    (:class:`TlsMismatch`), is a BotSessionError at once. Returns when the referee ends
+    the session (closed, taken over by another process, or the referee shutting down)
+    and the matches in progress have ended."""
     own = channel is None
-    chan = channel or grpc.aio.insecure_channel(referee)
+    chan = channel or referee_channel(referee, tls=tls, ca=ca)
     request = bot_pb2.ServeRequest(key=key, agent=_agent(make_bot)).SerializeToString()
     playing: dict[str, asyncio.Task[None]] = {}  # by seat token, across reconnects
     loop = asyncio.get_running_loop()
     deadline, backoff = 0.0, 0.1
+    silence: float | None = None  # unknown until a referee gives its heartbeat
+    ever_on = False
     try:
         while True:
             call = chan.unary_stream(
@@ -236,33 +311,36 @@ async def serve(
                 response_deserializer=bot_pb2.Assignment.FromString,
             )(request)
             try:
-                await call.initial_metadata()
+                headers = await asyncio.wait_for(call.initial_metadata(), silence)
                 if not call.done():  # the referee took the key: the session is on
-                    deadline, backoff = 0.0, 0.1
-                async for assignment in call:
+                    deadline, backoff, ever_on = 0.0, 0.1, True
+                    silence = _silence_s(headers)
+                while True:
+                    assignment = await asyncio.wait_for(call.read(), silence)
+                    if assignment is grpc.aio.EOF:
+                        break
                     token = assignment.token
-                    if token in playing:  # sent again after a reconnect
+                    if assignment.heartbeat or token in playing:  # or sent again
                         continue
                     task = loop.create_task(_play_seat(make_bot, referee, assignment, chan))
                     playing[token] = task
                     task.add_done_callback(functools.partial(_forget, playing, token))
                 break  # the referee ended the session
-            except grpc.aio.AioRpcError as exc:
-                code = exc.code()
-                if code == grpc.StatusCode.UNAUTHENTICATED:
-                    raise BotSessionError(
-                        f"the referee refused the session key: {exc.details()}"
-                    ) from None
-                if code != grpc.StatusCode.UNAVAILABLE:
-                    raise BotSessionError(f"{code.name}: {exc.details()}") from exc
+            except (grpc.aio.AioRpcError, TimeoutError) as exc:
+                if isinstance(exc, TimeoutError):
+                    call.cancel()
+                    why = f"nothing from the referee for {silence:.1f} s, not even a heartbeat"
+                    cause: Exception = exc
+                else:
+                    why, cause = _dropped(exc, referee, tls or ca is not None, ever_on), exc
                 now = loop.time()
                 deadline = deadline or now + RECONNECT_S
                 if now > deadline:
                     raise RefereeUnreachable(
                         f"the session's connection to the referee dropped and reconnecting "
-                        f"failed for {RECONNECT_S:.0f} s: {exc.details()}"
-                    ) from exc
-                log.warning("the session's connection dropped (%s); reconnecting", exc.details())
+                        f"failed for {RECONNECT_S:.0f} s: {why}"
+                    ) from cause
+                log.warning("the session's connection dropped (%s); reconnecting", why)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, RECONNECT_BACKOFF_S)
         if playing:
@@ -274,6 +352,33 @@ async def serve(
             await asyncio.wait(list(playing.values()))
         if own:
             await chan.close()
+
+
+def _dropped(exc: grpc.aio.AioRpcError, referee: str, tls: bool, ever_on: bool) -> str:
+    """Why a session's stream failed, when reconnecting may mend it; raises the error
+    that ends the session when it cannot (a refused key, a TLS mismatch)."""
+    code = exc.code()
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        raise BotSessionError(f"the referee refused the session key: {exc.details()}") from None
+    mismatch = None if ever_on else _tls_problem(exc, referee, tls)
+    if mismatch is not None:
+        raise mismatch from exc
+    if code != grpc.StatusCode.UNAVAILABLE:
+        raise BotSessionError(f"{code.name}: {exc.details()}") from exc
+    return str(exc.details() or code.name)
+
+
+def _silence_s(headers: object) -> float | None:
+    """How long a session's stream may bring nothing before it is taken for dead, from
+    the heartbeat interval in the referee's headers; None (wait as long as it takes)
+    from a referee that sends no heartbeats."""
+    for name, value in headers or ():  # type: ignore[attr-defined]
+        if name == _HEARTBEAT_HEADER:
+            try:
+                return SILENT_HEARTBEATS * int(value) / 1000
+            except ValueError:
+                return None
+    return None
 
 
 def _forget(playing: dict[str, asyncio.Task[None]], token: str, _task: object) -> None:
@@ -309,9 +414,13 @@ def run(
     referee: str | None = None,
     token: str | None = None,
     joined: Callable[[], None] | None = None,
+    *,
+    tls: bool | None = None,
+    ca: bytes | str | Path | None = None,
 ) -> MatchOver:
     """Play one match; the address and token default to ``ARENA_REFEREE`` and
-    ``ARENA_TOKEN``; ``joined`` as for :func:`play`."""
+    ``ARENA_TOKEN``, ``tls`` and ``ca`` to ``ARENA_TLS`` and ``ARENA_TLS_CA``;
+    ``joined`` as for :func:`play`."""
     found = settings.load()
     referee = referee or found.referee
     token = token or found.token
@@ -319,4 +428,6 @@ def run(
         raise BotSessionError(
             "give the referee address and token, or set ARENA_REFEREE and ARENA_TOKEN"
         )
-    return asyncio.run(play(bot, referee, token, joined=joined))
+    ca = ca if ca is not None else found.tls_ca
+    tls = found.tls if tls is None else tls
+    return asyncio.run(play(bot, referee, token, joined=joined, tls=tls, ca=ca))

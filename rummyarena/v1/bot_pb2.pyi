@@ -31,18 +31,20 @@ class ServeRequest(_message.Message):
     def __init__(self, key: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class Assignment(_message.Message):
-    __slots__ = ("match_id", "game", "seat", "token", "seat_name")
+    __slots__ = ("match_id", "game", "seat", "token", "seat_name", "heartbeat")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAME_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     seat: int
     token: str
     seat_name: str
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ..., seat_name: _Optional[str] = ...) -> None: ...
+    heartbeat: bool
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., token: _Optional[str] = ..., seat_name: _Optional[str] = ..., heartbeat: _Optional[bool] = ...) -> None: ...
 
 class BotMessage(_message.Message):
     __slots__ = ("join", "answer", "error")

@@ -7,9 +7,12 @@
 // ARENA_SESSION_KEY streams an Assignment for each match the bot is seated in, and each
 // is played on a Play stream of its own: Join with the seat's token, then an Answer to
 // every Decision, until the MatchEnd. The contract is read from the .proto files at
-// ARENA_PROTO, where the platform puts them.
+// ARENA_PROTO, where the platform puts them. The stream's heartbeats (an Assignment
+// with `heartbeat` set) are skipped. With ARENA_TLS_CA (a PEM file: a self-signed
+// platform) or ARENA_TLS=1 (the system's authorities) the referee is dialled over TLS.
 "use strict";
 
+const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
@@ -69,6 +72,18 @@ function playMatch(client, assignment, choose, agent) {
   });
 }
 
+// The channel credentials: TLS when ARENA_TLS_CA or ARENA_TLS=1 asks for it, else plain.
+function credentials(options) {
+  const ca = options.tlsCa || process.env.ARENA_TLS_CA;
+  if (ca) {
+    return grpc.credentials.createSsl(fs.readFileSync(ca));
+  }
+  if (options.tls || process.env.ARENA_TLS === "1") {
+    return grpc.credentials.createSsl();
+  }
+  return grpc.credentials.createInsecure();
+}
+
 // Serve the bot's session: every match it is seated in, several at once if so, each
 // played with `choose`. Resolves when the referee ends the session.
 function serve(choose, options = {}) {
@@ -80,12 +95,12 @@ function serve(choose, options = {}) {
   }
   const v1 = loadReferee(options.proto);
   // grpc-js dials "unix:/path" as a Unix socket, "host:port" over TCP
-  const client = new v1.Referee(address, grpc.credentials.createInsecure());
+  const client = new v1.Referee(address, credentials(options));
   const playing = new Map(); // by seat token: an assignment sent again is not played twice
   return new Promise((resolve, reject) => {
     const stream = client.Serve({ key: key, agent: agent });
     stream.on("data", (assignment) => {
-      if (playing.has(assignment.token)) return;
+      if (assignment.heartbeat || playing.has(assignment.token)) return;
       const where = `match ${assignment.match_id}, seat ${assignment.seat}`;
       const match = playMatch(client, assignment, choose, agent)
         .then(() => console.log(`${where}: over`))
@@ -115,4 +130,4 @@ function run(choose, options) {
   });
 }
 
-module.exports = { serve, run, playMatch, loadReferee };
+module.exports = { serve, run, playMatch, loadReferee, credentials };
