@@ -5,6 +5,7 @@ other."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, cast
 
 from starlette.applications import Starlette
@@ -19,12 +20,23 @@ from worker.store import Store
 log = logging.getLogger(__name__)
 
 
-def create_site(store: Store, *, redis_url: str | None = None) -> Starlette:
+def create_site(
+    store: Store, *, redis_url: str | None = None, qualify: Callable[[int], object] | None = None
+) -> Starlette:
     """The pages and the API over ``store``. The API's paths and queries are checked as
     the pages' are (no control characters, no address over 8 KiB), and refused in its
     own JSON. With ``redis_url`` (the platform's broker), a tournament made through the
-    API is sent to the workers at once."""
-    api = create_api(store, dispatch=None if redis_url is None else _dispatcher(store, redis_url))
+    API, or a new version's qualification, is sent to the workers at once (without it, the
+    scheduler's sweep sends a qualification); ``qualify(version id)`` runs a new version's
+    qualification otherwise (in this process: for tests)."""
+    if redis_url is None:
+        api = create_api(store, qualify=qualify)
+    else:
+        api = create_api(
+            store,
+            dispatch=_dispatcher(store, redis_url),
+            qualify=qualify or _qualifier(store, redis_url),
+        )
     return Starlette(
         routes=[
             Mount(PREFIX, app=cast(ASGIApp, CheckInputs(api, refuse=_refuse))),
@@ -53,3 +65,20 @@ def _dispatcher(store: Store, redis_url: str) -> Any:
             log.exception("tournament %d: its work could not be sent now", tournament_id)
 
     return dispatch
+
+
+def _qualifier(store: Store, redis_url: str) -> Any:
+    """Send a new version's qualification over the broker at ``redis_url``; one that
+    cannot be sent now is sent by the scheduler's sweep."""
+    from worker import tasks
+    from worker.app import configure
+
+    configure(redis_url)
+
+    def qualify(version_id: int) -> None:
+        try:
+            tasks.send_qualification(store, version_id)
+        except Exception:  # the broker is away: the sweep sends it later
+            log.exception("bot version %d: its qualification could not be sent now", version_id)
+
+    return qualify

@@ -18,6 +18,7 @@ from arena.app.matches import HELD
 from arena.bench.web import add_bots, store_played_match
 from arena.commands.bot import package
 from arena.site import create_site
+from worker import qualify
 from worker.store import PLATFORM_USER, ScheduledMatch, Store
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -35,7 +36,8 @@ def api(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
         conn.execute("DELETE FROM users WHERE name <> %s", (PLATFORM_USER,))
     for name in ("ARENA_SUBMISSIONS_PER_HOUR", "ARENA_TOURNAMENTS_PER_HOUR"):
         monkeypatch.delenv(name, raising=False)
-    with TestClient(create_site(store)) as client:
+    # a new version is qualified at once, here (the platform's workers do it)
+    with TestClient(create_site(store, qualify=lambda v: qualify.run(store, v))) as client:
         yield client
 
 

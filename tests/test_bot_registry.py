@@ -224,10 +224,12 @@ def test_a_listing_to_a_pipe_is_never_folded(
     code, out, _ = arena(capsys, "bot", "show", name)
     assert code == 0
     lines = out.splitlines()
-    assert lines[1].split() == ["version", "sha256", "game", "submitted", "by", "elo"]
+    assert lines[1].split() == [
+        *("version", "sha256", "game", "submitted", "by", "qualification", "elo")
+    ]
     version = lines[2].split()  # the date and the time of its submission are two words
     assert version[:3] == ["v1", str(stored["content_hash"])[:12], GAME]
-    assert len(version) == 7 and version[-1] == "unrated"
+    assert len(version) == 8 and version[-2:] == ["exempt", "unrated"]
     assert lines[3:] == ["no matches yet"]
 
 

@@ -98,11 +98,14 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
     assert house.returncode == 0, house.stderr
     local, remote = _both(env, web, ann, tmp_path)
 
-    # submit: a new version, then the same content is that version, both ways alike
-    stored = remote.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
+    # submit: a new version, qualified by the platform's worker, then the same content is
+    # that version, both ways alike
+    env.start_worker()
+    stored = remote.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME, "--wait")
     assert stored.startswith("stored anns@v1 (hollywood-gin)"), stored
+    assert "2 seats: ok" in stored and stored.endswith("anns@v1: qualified: it plays\n")
     again = remote.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
-    assert "already holds this content" in again
+    assert "already holds this content" in again and "qualified" in again
     assert local.ok("bot", "submit", RANDOM, "--name", "anns", "--game", GAME) == again
     anns = env.store.bot_by_name("anns")
     assert anns is not None and anns.owner == "ann"
@@ -112,7 +115,6 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
     made = json.loads(remote.ok(*create, "--option", "max_hands=1", "--json"))
     tournament = made["tournament"]
     assert env.store.tournament(tournament).created_by == "ann"
-    env.start_worker()
     env.wait_for(
         lambda: env.store.tournament_progress(tournament)["done"] == made["matches"],
         180,
@@ -151,7 +153,8 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
     local.ok("match", "show", str(first), "--record", str(near))
     assert far.read_bytes() == near.read_bytes() == env.store.record(first)
     # a duel made remotely is played to its verdict by the platform: the command only reads
-    remote.ok("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "annh", "--game", GAME)
+    heuristic = str(EXAMPLES / "heuristic_bot.py")
+    remote.ok("bot", "submit", heuristic, "--name", "annh", "--game", GAME, "--wait")
     duel = ("duel", "annh", "anns", "--game", GAME, "--elo0", "0", "--elo1", "50",
             "--option", "max_hands=1", "--json")  # fmt: skip
     there, here = json.loads(remote.ok(*duel)), json.loads(local.ok(*duel))

@@ -14,6 +14,9 @@
   step of every running duel (run every :data:`SWEEP_S` seconds by ``arena scheduler``).
 - ``arena.ladder_tick()``: rate the ladders' new results and queue their next matches
   (every :data:`LADDER_TICK_S` seconds).
+- ``arena.qualify(version_id)``: play a new bot version's qualification and record its
+  outcome (:mod:`worker.qualify`); the sweep sends it again for a version still qualifying
+  :data:`QUALIFY_STALL_S` after it was sent (its task lost with the broker or its worker).
 
 Every task is safe to run twice: the atomic claim of the match row decides, and a finish
 is committed only under the claim that played it. A task lost (the broker restarted
@@ -47,6 +50,9 @@ PARALLEL = 32
 SWEEP_S = settings.load().sweep_s
 #: How often the scheduler ticks the ladders (seconds; ``ARENA_LADDER_TICK_S``).
 LADDER_TICK_S = settings.load().ladder_tick_s
+#: How long a qualification sent to the workers may take before the sweep sends it again
+#: (seconds): far longer than the longest (a match per seat count, one hand each).
+QUALIFY_STALL_S = 600.0
 
 
 def start_drains(store: Store, tournament_id: int, queued: int, parallel: int = PARALLEL) -> int:
@@ -60,9 +66,20 @@ def start_drains(store: Store, tournament_id: int, queued: int, parallel: int = 
     return count
 
 
+def send_qualification(store: Store, version_id: int) -> None:
+    """Send a version's qualification to the workers, noting when in Postgres."""
+    qualify.delay(version_id)
+    store.mark_qualification_sent(version_id)
+
+
 def sweep_now(store: Store) -> dict[int, MatchState]:
-    """The sweep (:func:`worker.host.sweep`), its work enqueued as tasks."""
-    return host.sweep(store, play_match.delay, lambda t, n: start_drains(store, t, n))
+    """The sweep (:func:`worker.host.sweep`), its work enqueued as tasks; and the
+    qualifications never sent, or sent long ago and not decided, sent again."""
+    moved = host.sweep(store, play_match.delay, lambda t, n: start_drains(store, t, n))
+    for version_id in store.qualifications_to_send(QUALIFY_STALL_S):
+        log.warning("bot version %d: its qualification is not under way; sending it", version_id)
+        qualify.delay(version_id)
+    return moved
 
 
 @app.task(name="arena.drain", acks_late=True, reject_on_worker_lost=True)
@@ -115,6 +132,16 @@ def ladder_tick() -> dict[str, list[int]]:
 
     queued = ladder.tick(host.current().store, play_match.delay)
     return {str(k): v for k, v in queued.items()}
+
+
+@app.task(name="arena.qualify", acks_late=True, reject_on_worker_lost=True)
+def qualify(version_id: int) -> str | None:
+    """Qualify a new bot version; its new qualification, or None if it was not
+    qualifying (decided already)."""
+    from worker import qualify as qualification
+
+    report = qualification.run(host.current().store, version_id)
+    return None if report is None else ("qualified" if report["qualified"] else "failed")
 
 
 app.conf.beat_schedule = {

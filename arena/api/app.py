@@ -10,6 +10,7 @@ import base64
 import binascii
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import psycopg
@@ -207,6 +208,11 @@ class Submission(BaseModel):
         description="what the command runs on: python, node or binary (default: inferred "
         "from the command)",
     )
+    qualify: bool = Field(
+        False,
+        description="for an operator: qualify the version as a user's is, rather than "
+        "vouch for it (exempt)",
+    )
 
 
 class NewTournament(BaseModel):
@@ -257,10 +263,15 @@ class KeyRequest(BaseModel):
 # -- the app ---------------------------------------------------------------------------------
 
 
-def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) -> FastAPI:
+def create_api(
+    store: Store,
+    *,
+    dispatch: tournaments.Dispatch | None = None,
+    qualify: Callable[[int], object] | None = None,
+) -> FastAPI:
     """The API over ``store``, to be mounted at :data:`PREFIX`; ``dispatch`` sends the
-    platform's workers the tournaments it creates (without it they wait for the
-    scheduler's sweep, ``ARENA_STALL_S``)."""
+    platform's workers the tournaments it creates, ``qualify`` the new versions'
+    qualifications (without them they wait for the scheduler's sweep)."""
     api = FastAPI(
         title="Rummy Arena",
         version=VERSION,
@@ -369,7 +380,10 @@ def create_api(store: Store, *, dispatch: tournaments.Dispatch | None = None) ->
             archive_format=submission.archive_format,
             owner=submission.owner,
             runtime=submission.runtime,
+            qualify=submission.qualify,
         )
+        if done.new and done.version.qualification == "qualifying" and qualify is not None:
+            qualify(done.version.id)
         if not done.new:
             response.status_code = 200
         return {**reads.version_dict(done.version), "new": done.new}

@@ -183,13 +183,14 @@ RULES: dict[Action, Rule] = {
         "a bot joins or leaves a ladder by its owner or an operator",
     ),
     Action.LOGS: Rule(
-        "read what a bot wrote during a match (its standard output and error): its private details",
+        "read what a bot wrote during a match or its qualification (its standard output and "
+        "error): its private details",
         "no",
         "of their own bots",
         "any",
         _their_own,
         "a bot's log is its owner's and the operators' (others see that a seat failed, and "
-        "why, in the match)",
+        "why, in the match or the qualification's report)",
     ),
     Action.CANCEL: Rule(
         "cancel a match, tournament, duel or ladder",

@@ -59,12 +59,17 @@ def submit(
     archive_format: str = "tar",
     owner: str | None = None,
     runtime: str | None = None,
+    qualify: bool = False,
 ) -> Submitted:
     """Store ``archive`` as a version of the bot ``name`` playing ``game``. A new name is
     registered for ``owner`` (default: the actor, who alone may name another user when an
     operator); an existing name takes versions from its owner or an operator only. Nothing
     is stored when the submission is refused. A new version of a retired bot brings it
-    back. ``runtime`` is one of :data:`RUNTIMES`; None infers it from ``command``."""
+    back. ``runtime`` is one of :data:`RUNTIMES`; None infers it from ``command``.
+
+    A new version is ``qualifying`` (docs/bots.md, "Qualification": the caller sends it
+    to be qualified) unless an operator submits it: an operator vouches for their own
+    code, and their version is ``exempt`` unless they ask to ``qualify`` it too."""
     problem = bot_name_problem(name)
     if problem is not None:
         raise Invalid(problem)
@@ -113,7 +118,10 @@ def submit(
         "archive": archive_format,
         "runtime": runtime,
     }
-    version = store.add_bot_version(bot_id, archive, manifest, submitter)
+    exempt = actor.is_operator and not qualify
+    version = store.add_bot_version(
+        bot_id, archive, manifest, submitter, "exempt" if exempt else "qualifying"
+    )
     if existing is not None and existing.retired_at is not None:
         store.set_retired(bot_id, False)
     return Submitted(version, new=True)
@@ -254,6 +262,22 @@ def check_entry(actor: Actor, bot: Bot) -> None:
             f"bot {bot.name} is retired (since {bot.retired_at:%Y-%m-%d}): it plays no new "
             "matches; a new version (arena bot submit) brings it back"
         )
+
+
+def check_playable(version: BotVersion) -> None:
+    """Refuse a version for new matches unless it qualified or is exempt, saying what to
+    do about it."""
+    if version.playable:
+        return
+    if version.qualification == "qualifying":
+        raise Invalid(
+            f"{version.label} has not qualified yet: it plays no matches until it has "
+            f"(arena bot show {version.bot_name} says when)"
+        )
+    raise Invalid(
+        f"{version.label} failed its qualification: it plays no matches (arena bot show "
+        f"{version.bot_name} says why; fix it, check it with arena bot check, submit again)"
+    )
 
 
 def _theirs(what: str, bot: Bot) -> str:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.app import deals, replay
-from arena.app.actors import Action, Actor, require
+from arena.app.actors import Action, Actor, allowed, require
 from arena.app.errors import Held, NotFound
-from arena.app.reads import ladder_rows, shown_settings, shown_standings
+from arena.app.reads import ladder_rows, qualification_report, shown_settings, shown_standings
 from referee import settings
 from referee.games import game_names
 from referee.record import SeatStatus
@@ -283,6 +283,9 @@ class BotPage:
     times: dict[str, Any] | None
     #: Whether this platform's workers run hosted bots unconfined (``ARENA_SANDBOX=off``).
     unconfined: bool = False
+    #: The qualification reports of the versions that failed, by version id (what the
+    #: bot wrote to its standard error only for its owner and the operators).
+    failures: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: int) -> BotPage:
@@ -304,7 +307,16 @@ def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: i
     health = Counter(m.status for m in shown if m.status is not None)
     times = _decision_times(store, shown, decisions_over)
     unconfined = settings.sandbox_mode() == "off"
-    return BotPage(found, versions, histories, latest, played, held, health, times, unconfined)
+    logs = allowed(actor, Action.LOGS, found.owner)
+    failures = {
+        v.version.id: report
+        for v in versions
+        if v.version.qualification == "failed"
+        and (report := qualification_report(store, v.version, logs=logs)) is not None
+    }
+    return BotPage(
+        found, versions, histories, latest, played, held, health, times, unconfined, failures
+    )
 
 
 def _percentile(ordered: list[int], q: float) -> int:

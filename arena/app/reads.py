@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from arena.app.actors import Action, Actor, require
+from arena.app.actors import Action, Actor, allowed, require
 from arena.app.errors import NotFound
 from referee import settings
 from worker.store import (
@@ -45,6 +45,7 @@ def version_dict(version: BotVersion) -> dict[str, Any]:
         "command": list(version.manifest.get("command", [])),
         "submitted_by": version.submitted_by,
         "submitted_at": iso(version.submitted_at),
+        "qualification": version.qualification,
     }
 
 
@@ -95,6 +96,7 @@ def bot(store: Store, actor: Actor, name: str) -> dict[str, Any]:
     versions = store.bot_versions(found.id)
     recent = {v.version.id: store.recent_matches(v.version.id, RECENT_MATCHES) for v in versions}
     held = store.held_matches([m.match_id for ms in recent.values() for m in ms])
+    logs = allowed(actor, Action.LOGS, found.owner)
     return {
         "name": found.name,
         "owner": found.owner,
@@ -106,11 +108,27 @@ def bot(store: Store, actor: Actor, name: str) -> dict[str, Any]:
                 **version_dict(v.version),
                 "elo": None if v.rating is None else round(v.rating, 1),
                 "games": v.games,
+                "qualification_report": qualification_report(store, v.version, logs=logs),
                 "recent_matches": [_seat_match(m, held) for m in recent[v.version.id]],
             }
             for v in versions
         ],
     }
+
+
+def qualification_report(store: Store, version: BotVersion, *, logs: bool) -> dict[str, Any] | None:
+    """A version's qualification report (docs/bots.md, "Qualification"); what its bot
+    wrote to its standard error only with ``logs`` (its owner's and the operators')."""
+    if version.qualification not in ("qualified", "failed"):
+        return None
+    report = store.qualification_report(version.id)
+    if report is None or logs:
+        return report
+    return {**report, "matches": [_without_stderr(m) for m in report.get("matches", [])]}
+
+
+def _without_stderr(match: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in match.items() if k != "stderr"}
 
 
 def _tournament(store: Store, tournament_id: int) -> Tournament:

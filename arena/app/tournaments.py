@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from arena.app import limits
 from arena.app.actors import Action, Actor, require
-from arena.app.bots import check_entry
+from arena.app.bots import check_entry, check_playable
 from arena.app.errors import Invalid, NotFound
 from referee.clock import ClockRules
 from referee.engine import EngineError
@@ -82,8 +82,9 @@ def check_table_size(game: str, size: int) -> int:
 
 
 def resolve_bots(store: Store, actor: Actor, game: str, names: Sequence[str]) -> list[int]:
-    """Bot version ids for ``NAME`` (its latest version of ``game``) or ``NAME@vN``, each
-    of a bot that ``actor`` may enter and not retired."""
+    """Bot version ids for ``NAME`` (its latest version of ``game`` that may play:
+    qualified or exempt) or ``NAME@vN``, each of a bot that ``actor`` may enter and not
+    retired, and each qualified or exempt."""
     versions = []
     for entry in names:
         name, wanted = parse_label(entry)
@@ -97,9 +98,11 @@ def resolve_bots(store: Store, actor: Actor, game: str, names: Sequence[str]) ->
             if not chosen:
                 raise NotFound(f"bot {name} has no version v{wanted} for {game}")
         else:
-            chosen = of_game[-1:]
-            if not chosen:
+            if not of_game:
                 raise NotFound(f"bot {name} has no version for {game}")
+            # the newest that may play; else the newest, whose refusal says why
+            chosen = [v for v in of_game if v.playable][-1:] or of_game[-1:]
+        check_playable(chosen[0])
         versions.append(chosen[0].id)
     if len(set(versions)) != len(versions):
         raise Invalid("a bot version is entered twice")

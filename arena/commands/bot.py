@@ -15,6 +15,7 @@ import io
 import json
 import os
 import tarfile
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from arena.commands import (
     plain_table,
     print_table,
 )
+from arena.commands.bot_check import print_report
 from arena.commands.db import with_store
 from arena.remote import remote
 from worker.store import BotVersion, Store
@@ -85,7 +87,18 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="operators only: register a new bot for this user (default: the acting user, "
         "whose key ARENA_API_KEY is; without a key, the operator)",
     )
-    json_argument(submit, "the stored version")
+    submit.add_argument(
+        "--qualify",
+        action="store_true",
+        help="operators only: qualify the version as a user's is (an operator's is exempt)",
+    )
+    submit.add_argument(
+        "--wait",
+        action="store_true",
+        help="on a remote platform: wait for the version's qualification and show its report "
+        "(on this machine the command qualifies it itself)",
+    )
+    json_argument(submit, "the stored version and its qualification")
     submit.set_defaults(func=cmd_submit)
 
     listing = add_command(
@@ -401,14 +414,18 @@ def cmd_submit(args: argparse.Namespace) -> int:
                     "archive_format": ARCHIVE_FORMAT,
                     "owner": args.owner,
                     "runtime": bot.runtime,
+                    "qualify": args.qualify,
                 },
             )
+            if args.wait and done["qualification"] == "qualifying":
+                done = _wait_qualified(platform, name, done)
         return _print_submitted(done, json_out=args.json)
 
     def body(store: Store) -> int:
+        actor = local_actor(store)
         submitted = app_bots.submit(
             store,
-            local_actor(store),
+            actor,
             name=name,
             game=args.game,
             archive=bot.archive,
@@ -416,17 +433,56 @@ def cmd_submit(args: argparse.Namespace) -> int:
             archive_format=ARCHIVE_FORMAT,
             owner=args.owner,
             runtime=bot.runtime,
+            qualify=args.qualify,
         )
-        done = {**reads.version_dict(submitted.version), "new": submitted.new}
+        version = submitted.version
+        if submitted.new and version.qualification == "qualifying":  # here: qualify it now
+            if not args.json:
+                print(f'stored {version.label}; qualifying it (docs/bots.md, "Qualification")')
+            _qualify_here(store, version.id)
+            version = store.bot_version(version.id)
+        done = {**reads.version_dict(version), "new": submitted.new}
+        done["qualification_report"] = reads.qualification_report(store, version, logs=True)
         return _print_submitted(done, json_out=args.json)
 
     return with_store(body)
 
 
+def _qualify_here(store: Store, version_id: int) -> None:
+    from worker import qualify
+    from worker.sandbox import SandboxUnavailable
+
+    try:
+        qualify.run(store, version_id)
+    except SandboxUnavailable as exc:
+        raise CommandError(
+            f"{exc}; the version is stored and stays qualifying: a worker that can confine "
+            "it qualifies it (arena scheduler sends it)"
+        ) from None
+
+
+def _wait_qualified(platform: Any, name: str, done: dict[str, Any]) -> dict[str, Any]:
+    """The submitted version as the platform shows it once its qualification is decided."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        shown = platform.get(f"/bots/{quote(name, safe='')}")
+        version = next(v for v in shown["versions"] if v["version"] == done["version"])
+        if version["qualification"] != "qualifying":
+            return {**done, **{k: version[k] for k in ("qualification", "qualification_report")}}
+    raise CommandError(
+        f"{done['label']} is still qualifying after {WAIT_S:.0f} s: are the platform's workers "
+        f"running? arena bot show {name} says when it has qualified"
+    )
+
+
 def _print_submitted(done: dict[str, Any], *, json_out: bool) -> int:
+    """The submitted version; exit 1 when it failed its qualification."""
+    failed = done["qualification"] == "failed"
     if json_out:
         print(json.dumps(done))
-    elif done["new"]:
+        return 1 if failed else 0
+    if done["new"]:
         print(
             f"stored {done['label']} ({done['game']}), sha256 "
             f"{done['content_hash'][:HASH_SHOWN]}: a new version"
@@ -436,7 +492,23 @@ def _print_submitted(done: dict[str, Any], *, json_out: bool) -> int:
             f"{done['label']} ({done['game']}) already holds this content, sha256 "
             f"{done['content_hash'][:HASH_SHOWN]}: the same version, nothing stored"
         )
-    return 0
+    report = done.get("qualification_report")
+    if done["new"] and report is not None:
+        print_report(report, verdict=False)
+    print(f"{done['label']}: {QUALIFICATION_SAID[done['qualification']]}")
+    return 1 if failed else 0
+
+
+#: How long ``arena bot submit --wait`` waits for a qualification (seconds).
+WAIT_S = 900.0
+#: What each qualification means for the version, as ``arena bot submit`` and ``show`` say it.
+QUALIFICATION_SAID = {
+    "exempt": "exempt from qualification (an operator's): it plays",
+    "qualifying": "qualifying: it plays once it has passed (arena bot show tells)",
+    "qualified": "qualified: it plays",
+    "failed": "failed its qualification: it plays no matches (fix it, check it with "
+    "arena bot check, submit again)",
+}
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
@@ -536,10 +608,15 @@ def print_bot(bot: dict[str, Any], *, json_out: bool) -> int:
         print(UNCONFINED)
     print_table(
         plain_table(
-            ("version", "sha256", "game", "submitted", "by", "elo"),
+            ("version", "sha256", "game", "submitted", "by", "qualification", "elo"),
             (_version_row(v) for v in bot["versions"]),
         )
     )
+    for v in bot["versions"]:  # why a version failed: its report (stderr for its owner)
+        report = v.get("qualification_report")
+        if v["qualification"] == "failed" and report is not None:
+            print(f"v{v['version']} failed its qualification:")
+            print_report(report, verdict=False)
     recent = sorted(
         ((v["version"], m) for v in bot["versions"] for m in v["recent_matches"]),
         key=lambda vm: (-vm[1]["match"], vm[1]["seat"]),
@@ -577,5 +654,6 @@ def _version_row(v: dict[str, Any]) -> tuple[str, ...]:
         v["game"],
         "" if when is None else when[:16].replace("T", " "),
         v["submitted_by"],
+        v["qualification"],
         _rating_text(v["elo"], v["games"]),
     )

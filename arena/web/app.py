@@ -277,6 +277,7 @@ class Viewer:
             played=sum(found.health.values()),
             times=found.times,
             unconfined=found.unconfined,
+            failures=found.failures,
         )
 
     def matches(self, request: Request) -> Response:

@@ -30,6 +30,12 @@ NAME_RULE = (
 _NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}")
 # NAME@vN, split at the last "@v" so that a name stored before the rule may hold one.
 _LABEL = re.compile(r"(.+)@v([0-9]+)", re.DOTALL)
+#: A version's qualification (docs/bots.md, "Qualification"): vouched for by an operator
+#: (or stored before qualification existed), waiting for or playing its qualification
+#: matches, passed, or failed (its report says why).
+QUALIFICATIONS = ("exempt", "qualifying", "qualified", "failed")
+#: The qualifications that let a version be seated in new matches.
+PLAYABLE = ("exempt", "qualified")
 
 
 def is_bot_name(name: str) -> bool:
@@ -68,11 +74,18 @@ class BotVersion:
     manifest: Mapping[str, Any]
     submitted_by: str
     submitted_at: datetime | None = None
+    #: One of :data:`QUALIFICATIONS` (docs/bots.md, "Qualification").
+    qualification: str = "exempt"
 
     @property
     def label(self) -> str:
         """``name@vN``, how listings name it."""
         return f"{self.bot_name}@v{self.version}"
+
+    @property
+    def playable(self) -> bool:
+        """Whether it may be seated in new matches: qualified, or exempt."""
+        return self.qualification in PLAYABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +141,9 @@ class SeatMatch:
 # The columns that make a BotVersion, for queries joining bot_versions v and bots b.
 _VERSION_COLUMNS = (
     "v.id, v.bot_id, b.name, v.version, v.content_hash, v.game, v.manifest,"
-    " v.submitted_by, v.submitted_at"
+    " v.submitted_by, v.submitted_at, v.qualification"
 )
+_WIDTH = 10  # how many they are
 
 
 class BotStore(StoreBase):
@@ -166,10 +180,18 @@ class BotStore(StoreBase):
         return self._run(op)
 
     def add_bot_version(
-        self, bot_id: int, archive: bytes, manifest: Mapping[str, Any], submitted_by: str
+        self,
+        bot_id: int,
+        archive: bytes,
+        manifest: Mapping[str, Any],
+        submitted_by: str,
+        qualification: str = "exempt",
     ) -> BotVersion:
         """Store a version of a bot: its code archive and manifest (``game`` and ``command``
-        required). Submitting the same archive again returns the existing version."""
+        required), ``exempt`` or ``qualifying`` (:data:`QUALIFICATIONS`). Submitting the
+        same archive again returns the existing version, as it is."""
+        if qualification not in ("exempt", "qualifying"):
+            raise StoreError(f"a new version is exempt or qualifying, not {qualification!r}")
         for key in ("game", "command"):
             if key not in manifest:
                 raise StoreError(f"the bot manifest must name {key!r}")
@@ -180,8 +202,9 @@ class BotStore(StoreBase):
                 conn.execute("SELECT 1 FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
                 conn.execute(
                     "INSERT INTO bot_versions"
-                    " (bot_id, version, content_hash, archive, manifest, game, submitted_by)"
-                    " SELECT %s, coalesce(max(version), 0) + 1, %s, %s, %s, %s, %s"
+                    " (bot_id, version, content_hash, archive, manifest, game, submitted_by,"
+                    "  qualification)"
+                    " SELECT %s, coalesce(max(version), 0) + 1, %s, %s, %s, %s, %s, %s"
                     " FROM bot_versions WHERE bot_id = %s"
                     " ON CONFLICT (bot_id, content_hash) DO NOTHING",
                     (
@@ -191,6 +214,7 @@ class BotStore(StoreBase):
                         Jsonb(dict(manifest)),
                         str(manifest["game"]),
                         submitted_by,
+                        qualification,
                         bot_id,
                     ),
                 )
@@ -205,6 +229,53 @@ class BotStore(StoreBase):
             return self._run(op)
         except psycopg.errors.ForeignKeyViolation as exc:
             raise StoreError(f"no bot with id {bot_id}") from exc
+
+    def qualification_report(self, version_id: int) -> dict[str, Any] | None:
+        """The report of a version's qualification (None until it has one)."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT qualification_report FROM bot_versions WHERE id = %s", (version_id,)
+            ).fetchone()
+        )
+        return None if row is None else row[0]
+
+    def finish_qualification(self, version_id: int, report: Mapping[str, Any]) -> bool:
+        """Mark a qualifying version ``qualified`` or ``failed`` as ``report["qualified"]``
+        says, keeping the report; False (nothing changed) if it was not qualifying (a
+        second run of the same qualification found it decided)."""
+        status = "qualified" if report.get("qualified") else "failed"
+        row = self._run(
+            lambda conn: conn.execute(
+                "UPDATE bot_versions SET qualification = %s, qualification_report = %s"
+                " WHERE id = %s AND qualification = 'qualifying' RETURNING id",
+                (status, Jsonb(dict(report)), version_id),
+            ).fetchone()
+        )
+        return row is not None
+
+    def qualifications_to_send(self, stall_s: float) -> list[int]:
+        """The qualifying versions whose qualification was never sent to the workers, or
+        was sent more than ``stall_s`` seconds ago and has not ended (its task was lost
+        with the broker, or with its worker): each is marked as sent now."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "UPDATE bot_versions SET qualification_sent_at = now()"
+                " WHERE qualification = 'qualifying' AND (qualification_sent_at IS NULL"
+                "   OR qualification_sent_at < now() - make_interval(secs => %s))"
+                " RETURNING id",
+                (stall_s,),
+            ).fetchall()
+        )
+        return sorted(int(r[0]) for r in rows)
+
+    def mark_qualification_sent(self, version_id: int) -> None:
+        """Note that a version's qualification was sent to the workers now."""
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE bot_versions SET qualification_sent_at = now() WHERE id = %s",
+                (version_id,),
+            )
+        )
 
     def bot_version(self, version_id: int) -> BotVersion:
         """A bot version by id."""
@@ -289,9 +360,9 @@ class BotStore(StoreBase):
             BotSummary(
                 Bot(*row[:5]),
                 int(row[5]),
-                BotVersion(*row[6:15]),
-                None if row[15] is None else float(row[15]),
-                int(row[16]),
+                BotVersion(*row[6 : 6 + _WIDTH]),
+                None if row[6 + _WIDTH] is None else float(row[6 + _WIDTH]),
+                int(row[7 + _WIDTH]),
             )
             for row in rows
         ]
@@ -309,7 +380,9 @@ class BotStore(StoreBase):
         )
         return [
             RatedVersion(
-                BotVersion(*row[:9]), None if row[9] is None else float(row[9]), int(row[10])
+                BotVersion(*row[:_WIDTH]),
+                None if row[_WIDTH] is None else float(row[_WIDTH]),
+                int(row[_WIDTH + 1]),
             )
             for row in rows
         ]

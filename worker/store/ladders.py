@@ -66,9 +66,9 @@ def _ladder(row: Mapping[str, Any]) -> Ladder:
     )
 
 
-#: The newest version of every bot of the ladder's game, with its ladder rating and Elo;
-#: a retired bot, or one withdrawn from the ladder, leaves the pool (its finished matches
-#: are still rated).
+#: The newest playable (qualified or exempt) version of every bot of the ladder's game,
+#: with its ladder rating and Elo; a retired bot, or one withdrawn from the ladder, leaves
+#: the pool (its finished matches are still rated).
 _POOL = """
     SELECT DISTINCT ON (v.bot_id) v.id, b.name || '@v' || v.version, lr.mu, lr.sigma,
         coalesce(lr.games, 0), lr.last_played_at, r.rating
@@ -76,6 +76,7 @@ _POOL = """
     LEFT JOIN ladder_ratings lr ON lr.ladder_id = %(ladder)s AND lr.bot_version_id = v.id
     LEFT JOIN ratings r ON r.game = v.game AND r.bot_version_id = v.id
     WHERE v.game = %(game)s AND b.retired_at IS NULL
+      AND v.qualification IN ('exempt', 'qualified')
       AND NOT EXISTS (SELECT 1 FROM ladder_withdrawals w
                       WHERE w.ladder_id = %(ladder)s AND w.bot_id = b.id)
     ORDER BY v.bot_id, v.version DESC"""

@@ -1,0 +1,225 @@
+"""Qualification (docs/bots.md, "Qualification"): the short matches a new bot version
+plays before it is seated in tournaments, gauntlets, duels and ladders, like fastchess's
+``--compliance`` check for chess engines.
+
+The bot is hosted as a worker hosts it: a bot pool, in the sandbox (or unconfined where
+``ARENA_SANDBOX=off``), with a referee of its own, so a qualification shares nothing
+with the matches of its worker. It plays one short match at each seat count its game
+allows, at seat 0, against the random bot at the other seats, with the platform's clock.
+It passes when it joined and every one of its seats ended ``ok``: it answered every
+decision legally and in time. A failure is reported with the referee's status for the
+seat, the decision it failed on (its view and the legal actions it was given) and the
+tail of what the bot wrote to its standard error.
+
+:func:`qualify` is the check itself, with no database (``arena bot check`` runs it
+before a submission); :func:`run` qualifies a stored version and records the outcome
+(the worker's ``arena.qualify`` task, and ``arena bot submit`` on the platform's own
+machine)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import logging
+import secrets
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee import settings
+from referee.clock import ClockRules
+from referee.games import get_game
+from worker import sandbox
+from worker.pool import BotPool, BotStartError
+from worker.referee_link import LocalReferee, RefereeLink
+from worker.store import Store
+
+log = logging.getLogger(__name__)
+
+RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "examples" / "random_bot.py"
+#: The longest a qualification match may take (seconds), and the tail of the bot's
+#: standard error a failure shows (characters).
+MATCH_S = 300.0
+STDERR_SHOWN = 4000
+#: The options of a qualification match: one hand (one round of Flip Flop) is enough to
+#: see a bot join, answer and finish.
+SHORT = {"flip-flop": {"max_rounds": 1}}
+ONE_HAND = {"max_hands": 1}
+#: The pool's id of the random bot (bot version ids start at 1).
+_OPPONENT = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Version:
+    label: str
+    manifest: dict[str, Any]
+
+
+class _Versions:
+    """The two versions a qualification hosts: the candidate and the random bot."""
+
+    def __init__(self, candidate: int, archive: bytes, manifest: dict[str, Any]) -> None:
+        data = RANDOM_BOT.read_bytes()
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            info = tarfile.TarInfo(RANDOM_BOT.name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        random_command = ["python", "-m", "arena", "bot", "run", RANDOM_BOT.name]
+        self.archives = {candidate: archive, _OPPONENT: buffer.getvalue()}
+        self.versions = {
+            candidate: _Version("candidate", manifest),
+            _OPPONENT: _Version("random_bot", {"command": random_command, "runtime": "python"}),
+        }
+
+    def bot_version(self, version_id: int) -> _Version:
+        return self.versions[version_id]
+
+    def bot_archive(self, version_id: int) -> bytes:
+        return self.archives[version_id]
+
+
+def seat_counts(game: str) -> range:
+    """Every number of players ``game`` may be played by."""
+    spec = get_game(game)
+    return range(spec.min_seats, spec.max_seats + 1)
+
+
+def qualify(
+    archive: bytes,
+    command: Sequence[str],
+    game: str,
+    *,
+    runtime: str | None = None,
+    version_id: int = 1,
+    counts: Sequence[int] | None = None,
+) -> dict[str, Any]:
+    """Host the bot (``version_id`` names it in the pool: its sandbox uid) and play its
+    qualification matches; the report (docs/bots.md). :class:`~worker.sandbox.SandboxUnavailable`
+    when this host cannot confine it and the sandbox is not off."""
+    box = sandbox.configure(settings.sandbox_mode())
+    manifest = {"command": list(command), "runtime": runtime}
+    versions = _Versions(version_id, archive, manifest)
+    referee = LocalReferee()
+    link = RefereeLink(referee.address, referee.secret, referee.socket)
+    matches: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="arena-qualify-") as root:
+        pool = BotPool(versions, link, root=Path(root), sandbox=box)
+        try:
+            for seats in counts or seat_counts(game):
+                matches.append(_play(pool, link, version_id, game, seats))
+                if not matches[-1]["ok"]:
+                    break  # one failure is the report: the next matches would repeat it
+        finally:
+            pool.close()
+            link.close()
+            referee.stop()
+    return {
+        "game": game,
+        "qualified": bool(matches) and all(m["ok"] for m in matches),
+        "sandbox": box.mode,
+        "matches": matches,
+    }
+
+
+def _play(
+    pool: BotPool, link: RefereeLink, candidate: int, game: str, seats: int
+) -> dict[str, Any]:
+    """One qualification match of ``seats`` players, the candidate at seat 0."""
+    from referee.wire import decode_record
+
+    match_id = f"qualify-{seats}-{secrets.token_hex(4)}"
+    names = ["candidate", *(f"random_bot {i}" for i in range(1, seats))]
+    opponents = [pool.session(_OPPONENT) for _ in range(1, seats)]
+    try:
+        sessions, faults = [pool.session(candidate), *opponents], [""] * seats
+    except BotStartError as exc:  # the bot cannot start: its seat forfeits
+        sessions, faults = ["", *opponents], [str(exc), *([""] * (seats - 1))]
+    mark = pool.log_mark(candidate)
+    link.create_match(
+        match_id,
+        game,
+        SHORT.get(game, ONE_HAND),
+        secrets.randbits(63),
+        names,
+        sessions,
+        ClockRules(),
+        faults,
+    )
+    record = decode_record(link.wait(match_id, MATCH_S).record_data)
+    link.release(match_id)
+    seat = record.seats[0]
+    out: dict[str, Any] = {"seats": seats, "status": seat.status, "ok": seat.status == "ok"}
+    if not out["ok"]:
+        out["reason"] = faults[0] or _reason(seat.status, pool.exit_note(candidate))
+        out["decision"] = _failed_decision(record)
+        out["stderr"] = pool.log_since(candidate, mark)[-STDERR_SHOWN:]
+    return out
+
+
+def _reason(status: str, exit_note: str | None) -> str:
+    said = {
+        "timeout": "it did not answer a decision within its time",
+        "invalid": "it answered a decision with an action that is not legal",
+        "crashed": "it reported an error instead of an answer",
+        "disconnected": "it never joined its match, or left it before the end",
+    }.get(status, status)
+    return said + (f" ({exit_note})" if exit_note else "")
+
+
+def _failed_decision(record: Any) -> dict[str, Any] | None:
+    """The first decision seat 0 did not answer well: its view and legal actions, found
+    by re-running the engine on the record to that point; None if it failed before any
+    decision (it never joined)."""
+    from google.protobuf.json_format import MessageToDict
+
+    from referee.record import new_state, replay
+    from referee.wire.views import view_to_proto
+
+    position = next(
+        (
+            i
+            for i, a in enumerate(record.actions)
+            if a.seat == 0 and a.source != "bot" and a.source != "forced"
+        ),
+        None,
+    )
+    if position is None:
+        return None
+    state = new_state(record)
+    for _ in replay(state, (a.index for a in record.actions[:position])):
+        pass
+    return {
+        "action": position,
+        "view": MessageToDict(view_to_proto(state.view(0))),
+        "legal_actions": [str(a) for a in state.legal_actions()],
+        "referee_chose": record.actions[position].text,
+        "source": record.actions[position].source,
+    }
+
+
+def run(store: Store, version_id: int) -> dict[str, Any] | None:
+    """Qualify the stored version ``version_id`` if it is qualifying, and record the
+    outcome (``qualified`` or ``failed``, with the report); None if it was not qualifying
+    (decided already: running the same qualification twice is harmless). A platform that
+    cannot host the bot at all (no sandbox where one is needed) leaves it qualifying,
+    for a worker that can."""
+    version = store.bot_version(version_id)
+    if version.qualification != "qualifying":
+        return None
+    manifest = version.manifest
+    report = qualify(
+        store.bot_archive(version_id),
+        list(manifest.get("command") or ()),
+        version.game,
+        runtime=manifest.get("runtime"),
+        version_id=version_id,
+    )
+    if not store.finish_qualification(version_id, report):
+        return None
+    log.info(
+        "bot %s %s its qualification", version.label, "passed" if report["qualified"] else "failed"
+    )
+    return report
