@@ -367,6 +367,8 @@ def test_bot_run_says_it_waits_and_what_happened_to_its_seat(
         "hollywood-gin",
         "--option",
         "max_hands=1",
+        "--seed",
+        "1",  # a deal long enough for seat 0 to strike out (some end after two strikes)
         "--json",
         **secret,
     )
