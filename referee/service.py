@@ -16,6 +16,12 @@ that dial in over the internet; the Unix socket, reached by sandboxed bots on th
 machine, stays plain. Every ``Serve`` stream carries a heartbeat each
 :data:`HEARTBEAT_S` seconds of quiet, and the referee pings each connection as often:
 a connection that stops answering is dropped, and its session is no longer connected.
+
+A remote bot gives its owner's API key instead of a session key; the referee has no
+database, so it asks the platform, whose ``WatchRemote`` stream hears of the arrival
+and whose ``AdmitRemote`` answers it (:class:`referee.sessions.RemoteDesk`), within
+:data:`ADMIT_S`. Remote bots may reach the referee on a listener of their own
+(:func:`serve`'s ``remote``), which speaks TLS and serves only the bots' side.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import signal
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -46,6 +53,7 @@ from referee.matches import FinishedMatch, Referee
 from referee.matchlog import public_events
 from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
+from referee.sessions import MAX_LABEL, REFUSAL_CODES, Admission, RemoteDesk, Session, SessionStream
 from referee.wire import read_index
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
@@ -93,6 +101,8 @@ HEARTBEAT_HEADER = "rummyarena-heartbeat-ms"
 JOIN_WAIT_S = 30.0
 #: How long a failing stream waits for a write in flight before ending with its status.
 SETTLE_S = 1.0
+#: How long a remote bot's Serve waits for the platform to admit or refuse it.
+ADMIT_S = 10.0
 
 REFEREE_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Referee"].full_name
 MATCHES_SERVICE = match_pb2.DESCRIPTOR.services_by_name["Matches"].full_name
@@ -114,9 +124,12 @@ async def _abort(context: grpc.aio.ServicerContext[Any, Any], code: str, message
 class RefereeServicer:
     """The bot side: one Play stream per seat, one Serve stream per bot session."""
 
-    def __init__(self, referee: Referee, heartbeat_s: float = HEARTBEAT_S) -> None:
+    def __init__(
+        self, referee: Referee, heartbeat_s: float = HEARTBEAT_S, desk: RemoteDesk | None = None
+    ) -> None:
         self.referee = referee
         self.heartbeat_s = heartbeat_s
+        self.desk = desk or RemoteDesk()
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The generic handler of the Referee service: bytes both ways (the runner
@@ -135,7 +148,8 @@ class RefereeServicer:
         """A bot process's session: every seat assigned to it, as they come, and a
         heartbeat after each :attr:`heartbeat_s` of quiet, until the session is closed,
         taken over by another stream, or the referee shuts down, or a heartbeat cannot be
-        written (the connection is gone)."""
+        written (the connection is gone). A remote bot (an API key) is first admitted
+        onto a session by the platform."""
         try:
             request = bot_pb2.ServeRequest.FromString(raw)
         except (DecodeError, ValueError):
@@ -144,38 +158,93 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
                 "the request must be a ServeRequest with the session key",
             )
+        connection_id = ""
         try:
-            session, stream = self.referee.sessions.connect(request.key, request.agent)
+            if request.api_key and not request.key:
+                connection_id, session_id = await self._admission(request, context)
+                session, stream = self.referee.sessions.connect_admitted(session_id, request.agent)
+            else:
+                session, stream = self.referee.sessions.connect(request.key, request.agent)
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         log.info("session %s (%s) connected: %s", session.id, session.name, session.agent)
         try:
-            # the headers tell the bot its session is on before any assignment comes, and
-            # how often it hears at least a heartbeat
-            beat_ms = str(round(self.heartbeat_s * 1000))
-            await context.send_initial_metadata(((HEARTBEAT_HEADER, beat_ms),))
-            while True:
-                try:
-                    a = await asyncio.wait_for(stream.next(), self.heartbeat_s)
-                except TimeoutError:
-                    if not await self._beat(context):
-                        log.info("session %s: its heartbeat was not delivered", session.id)
-                        return
-                    continue
-                if a is None:
-                    return
-                await context.write(
-                    bot_pb2.Assignment(
-                        match_id=a.match_id,
-                        game=a.game,
-                        seat=a.seat,
-                        token=a.token,
-                        seat_name=a.seat_name,
-                    )
-                )
+            await self._stream(context, session, stream)
         finally:
             self.referee.sessions.disconnect(session, stream)
             log.info("session %s disconnected", session.id)
+            if connection_id:
+                self.desk.left(connection_id, session.id)
+        if stream.reason:
+            await _abort(context, "PERMISSION_DENIED", stream.reason)
+
+    async def _admission(
+        self, request: bot_pb2.ServeRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> tuple[str, str]:
+        """Ask the platform about a remote bot: its connection id and the session it is
+        admitted onto; ProtocolError when it is refused or the platform does not answer."""
+        for what, value in (
+            ("api_key", request.api_key),
+            ("bot", request.bot),
+            ("game", request.game),
+        ):
+            if len(value) > MAX_LABEL:
+                raise ProtocolError(
+                    "INVALID_ARGUMENT", f"the ServeRequest's {what} is over {MAX_LABEL} characters"
+                )
+        arrival = match_pb2.RemoteArrival(
+            api_key=request.api_key,
+            bot=request.bot,
+            game=request.game,
+            agent=request.agent[:MAX_LABEL],
+            peer=context.peer(),
+        )
+        connection_id, answer = self.desk.arrive(arrival)
+        try:
+            admission = await asyncio.wait_for(answer, ADMIT_S)
+        except TimeoutError:
+            raise ProtocolError("UNAVAILABLE", "the platform did not answer; try again") from None
+        finally:
+            self.desk.forget(connection_id)
+        if not admission.session_id:
+            raise ProtocolError(admission.code, admission.refusal)
+        log.info(
+            "remote bot %r (%s) admitted onto session %s",
+            request.bot,
+            arrival.peer,
+            admission.session_id,
+        )
+        return connection_id, admission.session_id
+
+    async def _stream(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        session: Session,
+        stream: SessionStream,
+    ) -> None:
+        # the headers tell the bot its session is on before any assignment comes, and
+        # how often it hears at least a heartbeat
+        beat_ms = str(round(self.heartbeat_s * 1000))
+        await context.send_initial_metadata(((HEARTBEAT_HEADER, beat_ms),))
+        while True:
+            try:
+                a = await asyncio.wait_for(stream.next(), self.heartbeat_s)
+            except TimeoutError:
+                if not await self._beat(context):
+                    log.info("session %s: its heartbeat was not delivered", session.id)
+                    return
+                continue
+            if a is None:
+                return
+            await context.write(
+                bot_pb2.Assignment(
+                    match_id=a.match_id,
+                    game=a.game,
+                    seat=a.seat,
+                    token=a.token,
+                    seat_name=a.seat_name,
+                )
+            )
 
     async def _beat(self, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
         """Write a heartbeat; whether the stream is still open and took it in time (a
@@ -288,8 +357,9 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
     """The platform side: create, watch, fetch and release matches; open and close bot
     sessions."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, desk: RemoteDesk | None = None) -> None:
         self.referee = referee
+        self.desk = desk or RemoteDesk()
 
     async def CreateMatch(  # the gRPC method name
         self, request: match_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -403,11 +473,60 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
     async def CloseSession(
         self, request: match_pb2.CloseSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.CloseSessionResponse:
-        """Close a session: its stream ends and its unjoined seats count as never joined."""
+        """Close a session: its stream ends (with PERMISSION_DENIED and the reason, when
+        one is given) and its unjoined seats count as never joined."""
+        if request.reason:
+            self.referee.sessions.revoke(request.session_id, request.reason[:MAX_LABEL])
         closed = self.referee.close_session(request.session_id)
         if closed:
             log.info("session %s closed", request.session_id)
         return match_pb2.CloseSessionResponse(closed=closed)
+
+    async def WatchRemote(
+        self, request: match_pb2.WatchRemoteRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[match_pb2.RemoteEvent]:
+        """Every remote bot's arrival and, once admitted, departure, until the platform
+        ends the call or the referee shuts down."""
+        if self.referee.sessions.closing:
+            await _abort(context, "UNAVAILABLE", "the referee is shutting down")
+        queue = self.desk.watch()
+        try:
+            # the headers tell the platform its watch is on: remote bots are taken now
+            await context.send_initial_metadata(())
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            self.desk.unwatch(queue)
+
+    async def AdmitRemote(
+        self, request: match_pb2.AdmitRemoteRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> match_pb2.AdmitRemoteResponse:
+        """Admit a waiting remote connection onto an open session, or refuse it."""
+        if request.refusal:
+            code = request.code or "PERMISSION_DENIED"
+            if code not in REFUSAL_CODES:
+                await _abort(
+                    context,
+                    "INVALID_ARGUMENT",
+                    f"code {code[:40]!r} is not one of {', '.join(sorted(REFUSAL_CODES))}",
+                )
+            admission = Admission(code=code, refusal=request.refusal[:MAX_LABEL])
+        elif self.referee.sessions.get(request.session_id) is None:
+            await _abort(
+                context,
+                "INVALID_ARGUMENT",
+                f"no open session {request.session_id[:80]!r} to admit the connection onto: "
+                "open one first, or give a refusal",
+            )
+        else:
+            admission = Admission(session_id=request.session_id)
+        if not self.desk.answer(request.connection_id, admission):
+            await _abort(
+                context,
+                "NOT_FOUND",
+                f"no remote connection {request.connection_id[:80]!r} waits (it gave up)",
+            )
+        return match_pb2.AdmitRemoteResponse()
 
 
 class TlsError(ValueError):
@@ -472,6 +591,33 @@ def raise_open_files_limit() -> int:
     return soft
 
 
+#: Where remote bots reach the referee: (host, port, TLS certificate chain and key).
+RemoteListener = tuple[str, int, tuple[bytes, bytes]]
+
+
+@dataclass
+class _Started:
+    server: grpc.aio.Server
+    referee: Referee
+    port: int
+    health: HealthServicer
+    desk: RemoteDesk
+    remote: grpc.aio.Server | None = None
+    remote_port: int = 0
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int, tls: tuple[bytes, bytes] | None) -> int:
+    if tls is None:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    else:
+        cert, key = tls
+        credentials = grpc.ssl_server_credentials(((key, cert),))
+        bound = server.add_secure_port(f"{host}:{port}", credentials)
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    return int(bound)
+
+
 async def _start(
     port: int,
     host: str,
@@ -480,10 +626,12 @@ async def _start(
     unix: str | None = None,
     tls: tuple[bytes, bytes] | None = None,
     heartbeat_s: float = HEARTBEAT_S,
+    remote: RemoteListener | None = None,
     **referee_options: Any,
-) -> tuple[grpc.aio.Server, Referee, int, HealthServicer]:
+) -> _Started:
     raise_open_files_limit()
     referee = Referee(default_clock, **referee_options)
+    desk = RemoteDesk()
     if secret is None:
         secret = platform_secret()
         log.info("the match service takes the platform's secret from %s", secret_source())
@@ -491,13 +639,14 @@ async def _start(
     auth = PlatformAuth(
         secret,
         (f"/{MATCHES_SERVICE}/",),
-        frozenset({watch}),
+        frozenset({watch, f"/{MATCHES_SERVICE}/WatchRemote"}),
         # a spectator's watch credential follows one match (referee.auth)
         {watch: lambda request: str(request.match_id)},
     )
+    bots = RefereeServicer(referee, heartbeat_s, desk).handler()
     server = grpc.aio.server(interceptors=(auth,), options=server_options(heartbeat_s))
-    server.add_generic_rpc_handlers((RefereeServicer(referee, heartbeat_s).handler(),))
-    match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee), server)  # type: ignore[no-untyped-call]
+    server.add_generic_rpc_handlers((bots,))
+    match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee, desk), server)  # type: ignore[no-untyped-call]
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     for name in ("", REFEREE_SERVICE, MATCHES_SERVICE):
@@ -511,17 +660,20 @@ async def _start(
         ),
         server,
     )
-    if tls is None:
-        bound = server.add_insecure_port(f"{host}:{port}")
-    else:
-        cert, key = tls
-        credentials = grpc.ssl_server_credentials(((key, cert),))
-        bound = server.add_secure_port(f"{host}:{port}", credentials)
-    if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
+    bound = _bind(server, host, port, tls)
     if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
         raise OSError(f"cannot listen on the Unix socket {unix}")
+    started = _Started(server, referee, bound, health, desk)
+    if remote is not None:
+        # the bots' side only: the match service is not reachable from the internet
+        remote_host, remote_port, remote_tls = remote
+        started.remote = grpc.aio.server(options=server_options(heartbeat_s))
+        started.remote.add_generic_rpc_handlers((bots,))
+        health_pb2_grpc.add_HealthServicer_to_server(health, started.remote)
+        started.remote_port = _bind(started.remote, remote_host, remote_port, remote_tls)
     await server.start()
+    if started.remote is not None:
+        await started.remote.start()
     if unix is not None:
         # sandboxed bots run as uids of their own: the socket's folder is what guards it
         os.chmod(unix, 0o666)
@@ -531,7 +683,9 @@ async def _start(
     # 8% of the referee's instructions per decision; docs/performance.md).
     gc.freeze()
     log.info("referee listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
-    return server, referee, bound, health
+    if remote is not None:
+        log.info("remote bots: TLS on %s:%d", remote[0], started.remote_port)
+    return started
 
 
 async def start_server(
@@ -549,10 +703,10 @@ async def start_server(
     ``tls`` (from :func:`tls_identity`) makes the port speak TLS; ``heartbeat_s`` is
     the sessions' heartbeat interval; ``referee_options`` go to
     :class:`referee.matches.Referee`."""
-    server, referee, bound, _ = await _start(
+    started = await _start(
         port, host, default_clock, secret, None, tls, heartbeat_s, **referee_options
     )
-    return server, referee, bound
+    return started.server, started.referee, started.port
 
 
 async def serve(
@@ -564,18 +718,26 @@ async def serve(
     unix: str | None = None,
     tls: tuple[bytes, bytes] | None = None,
     heartbeat_s: float = HEARTBEAT_S,
+    remote: RemoteListener | None = None,
+    remote_ready: Callable[[int], None] | None = None,
     **referee_options: Any,
 ) -> None:
     """Run a referee server until SIGTERM or SIGINT, then stop gracefully: no new
     matches or seats, running matches finish within ``grace_s`` (the rest end
     aborted), and the service stays up a moment for their records to be fetched. A
     second signal aborts what is left at once. With ``tls`` (a certificate chain and
-    key, :func:`tls_identity`) the TCP port speaks TLS; the Unix socket stays plain."""
-    server, referee, bound, health = await _start(
-        port, host, None, None, unix, tls, heartbeat_s, **referee_options
+    key, :func:`tls_identity`) the TCP port speaks TLS; the Unix socket stays plain.
+    With ``remote`` (host, port, certificate chain and key) remote bots also reach the
+    bots' side on that TLS port; ``ready`` and ``remote_ready`` are given the ports
+    bound."""
+    started = await _start(
+        port, host, None, None, unix, tls, heartbeat_s, remote, **referee_options
     )
+    server, referee, health = started.server, started.referee, started.health
     if ready is not None:
-        ready(bound)
+        ready(started.port)
+    if remote_ready is not None and started.remote is not None:
+        remote_ready(started.remote_port)
     loop = asyncio.get_running_loop()
     signals: list[int] = []
     stop, hurry = asyncio.Event(), asyncio.Event()
@@ -597,6 +759,7 @@ async def serve(
         )
         for name in ("", REFEREE_SERVICE, MATCHES_SERVICE):
             await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        started.desk.shutdown()
         shutdown = asyncio.ensure_future(referee.shutdown(grace_s))
         hurried = asyncio.ensure_future(hurry.wait())
         await asyncio.wait({shutdown, hurried}, return_when=asyncio.FIRST_COMPLETED)
@@ -614,4 +777,7 @@ async def serve(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
         await referee.close()
+        started.desk.shutdown()
+        if started.remote is not None:
+            await started.remote.stop(1.0)
         await server.stop(1.0)

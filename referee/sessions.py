@@ -9,6 +9,11 @@ while none is connected the seat waits. A new stream (a reconnect, or another
 process taking the session over: the older stream ends) gets every assigned seat
 that has not joined yet, so none is lost with a dropped connection; the bot skips a
 token it is already playing.
+
+A remote bot dials in with its owner's API key instead of a session key; only the
+platform can check it, so the referee tells the platform's watchers of the arrival
+(:class:`RemoteDesk`) and waits for their answer: a session to admit it onto, or a
+refusal.
 """
 
 from __future__ import annotations
@@ -18,11 +23,19 @@ import secrets
 from dataclasses import dataclass, field
 
 from referee.seats import ProtocolError, Seat
+from rummyarena.v1 import match_pb2
 
 #: Sessions open at once, at most; OpenSession is refused beyond.
 MAX_SESSIONS = 1000
 #: The longest session name or agent kept (they are for logs), in characters.
 MAX_LABEL = 200
+#: Remote connections waiting for the platform's answer at once, at most; more are
+#: told to try again.
+MAX_PENDING = 1000
+#: The status names a refusal of a remote bot may end its stream with.
+REFUSAL_CODES = frozenset(
+    {"PERMISSION_DENIED", "UNAUTHENTICATED", "INVALID_ARGUMENT", "NOT_FOUND", "UNAVAILABLE"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,17 +52,20 @@ class Assignment:
 class SessionStream:
     """One connected ``Serve`` stream: the assignments to write on it, in order."""
 
-    __slots__ = ("_queue",)
+    __slots__ = ("_queue", "reason")
 
     def __init__(self) -> None:
         self._queue: asyncio.Queue[Assignment | None] = asyncio.Queue()
+        self.reason = ""  # set: the stream ends with PERMISSION_DENIED and this message
 
     def put(self, assignment: Assignment) -> None:
         """Write ``assignment`` on this stream next."""
         self._queue.put_nowait(assignment)
 
-    def end(self) -> None:
-        """End the stream (status OK) once what is queued has been written."""
+    def end(self, reason: str = "") -> None:
+        """End the stream once what is queued has been written: status OK, or
+        PERMISSION_DENIED with ``reason`` when given."""
+        self.reason = self.reason or reason
         self._queue.put_nowait(None)
 
     async def next(self) -> Assignment | None:
@@ -137,6 +153,21 @@ class Sessions:
                 "bot with the key of a session that Matches.OpenSession opened and that is "
                 "still open",
             )
+        return self._attach(session, agent)
+
+    def connect_admitted(self, session_id: str, agent: str) -> tuple[Session, SessionStream]:
+        """As :meth:`connect`, for a remote bot the platform admitted onto the session
+        ``session_id``; ProtocolError when it was closed meanwhile."""
+        if self.closing:
+            raise ProtocolError("UNAVAILABLE", "the referee is shutting down")
+        session = self._by_id.get(session_id)
+        if session is None:
+            raise ProtocolError(
+                "UNAVAILABLE", "the platform closed the session it admitted this bot onto"
+            )
+        return self._attach(session, agent)
+
+    def _attach(self, session: Session, agent: str) -> tuple[Session, SessionStream]:
         if session.stream is not None:
             session.stream.end()
         stream = session.stream = SessionStream()
@@ -148,6 +179,14 @@ class Sessions:
     def disconnect(self, session: Session, stream: SessionStream) -> None:
         """A stream of the session ended; assignments wait for the next one."""
         if session.stream is stream:
+            session.stream = None
+
+    def revoke(self, session_id: str, reason: str) -> None:
+        """End the session's stream, if one is connected, with PERMISSION_DENIED and
+        ``reason`` (it is about to be closed)."""
+        session = self._by_id.get(session_id)
+        if session is not None and session.stream is not None:
+            session.stream.end(reason)
             session.stream = None
 
     def close(self, session_id: str) -> Session | None:
@@ -169,3 +208,90 @@ class Sessions:
             if session.stream is not None:
                 session.stream.end()
                 session.stream = None
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The platform's answer to a remote connection: the session to admit it onto, or
+    the status name and message to refuse it with."""
+
+    session_id: str = ""
+    code: str = ""
+    refusal: str = ""
+
+
+class RemoteDesk:
+    """The remote bots waiting for the platform's answer, and the platform's open
+    ``WatchRemote`` streams that hear of them (docs/protocol.md, "Remote bots")."""
+
+    def __init__(self, max_pending: int = MAX_PENDING) -> None:
+        self.max_pending = max_pending
+        self.closing = False  # shutting down: no new connections wait
+        self.watchers: list[asyncio.Queue[match_pb2.RemoteEvent | None]] = []
+        self._pending: dict[str, asyncio.Future[Admission]] = {}
+
+    def watch(self) -> asyncio.Queue[match_pb2.RemoteEvent | None]:
+        """A new watcher: the queue its events come on (None: the watch ends)."""
+        queue: asyncio.Queue[match_pb2.RemoteEvent | None] = asyncio.Queue()
+        self.watchers.append(queue)
+        return queue
+
+    def unwatch(self, queue: asyncio.Queue[match_pb2.RemoteEvent | None]) -> None:
+        """A watcher's stream ended."""
+        self.watchers.remove(queue)
+
+    def arrive(self, arrival: match_pb2.RemoteArrival) -> tuple[str, asyncio.Future[Admission]]:
+        """Tell every watcher of a new remote connection: its id and the future of the
+        platform's answer (call :meth:`forget` when done with it). ProtocolError when
+        no platform watches, or too many connections wait already."""
+        if self.closing:
+            raise ProtocolError("UNAVAILABLE", "the referee is shutting down")
+        if not self.watchers:
+            raise ProtocolError(
+                "UNAVAILABLE",
+                "this referee takes no remote bots: dial the platform's remote address",
+            )
+        if len(self._pending) >= self.max_pending:
+            raise ProtocolError(
+                "UNAVAILABLE",
+                f"{len(self._pending)} bots are waiting for the platform's answer: try again",
+            )
+        connection_id = secrets.token_hex(8)
+        answer: asyncio.Future[Admission] = asyncio.get_running_loop().create_future()
+        self._pending[connection_id] = answer
+        self._tell(match_pb2.RemoteEvent(connection_id=connection_id, arrived=arrival))
+        return connection_id, answer
+
+    def answer(self, connection_id: str, admission: Admission) -> bool:
+        """Give the platform's answer to a waiting connection; False when it is not
+        waiting (it gave up, or was answered already)."""
+        answer = self._pending.pop(connection_id, None)
+        if answer is None or answer.done():
+            return False
+        answer.set_result(admission)
+        return True
+
+    def forget(self, connection_id: str) -> None:
+        """The connection no longer waits (answered, timed out, or gone)."""
+        self._pending.pop(connection_id, None)
+
+    def left(self, connection_id: str, session_id: str) -> None:
+        """Tell every watcher that an admitted connection's stream ended."""
+        departure = match_pb2.RemoteDeparture(session_id=session_id)
+        self._tell(match_pb2.RemoteEvent(connection_id=connection_id, left=departure))
+
+    def _tell(self, event: match_pb2.RemoteEvent) -> None:
+        for queue in self.watchers:
+            queue.put_nowait(event)
+
+    def shutdown(self) -> None:
+        """End every watch, and refuse the connections still waiting and to come."""
+        self.closing = True
+        for queue in self.watchers:
+            queue.put_nowait(None)
+        for answer in self._pending.values():
+            if not answer.done():
+                answer.set_result(
+                    Admission(code="UNAVAILABLE", refusal="the referee is shutting down")
+                )
+        self._pending.clear()

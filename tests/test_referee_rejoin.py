@@ -17,6 +17,7 @@ from bots.sdk.client import play
 from rummyarena.v1 import bot_pb2
 from tests.referee_support import (
     PLAY,
+    DroppingProxy,
     RefereeProcess,
     answer,
     join,
@@ -177,47 +178,6 @@ def test_an_oversized_message_in_mid_match_is_invalid(ref: RefereeProcess) -> No
     assert "at most 65536" in (err.details() or "")
     record = ref.record(m.match_id)
     assert statuses(record) == [("invalid", True), ("ok", False)]
-
-
-class DroppingProxy:
-    """A TCP proxy to the referee whose connections can all be dropped at once (a
-    network blip); it keeps accepting new ones."""
-
-    def __init__(self, target: str) -> None:
-        self.host, port = target.rsplit(":", 1)
-        self.port = int(port)
-        self.writers: list[asyncio.StreamWriter] = []
-        self.server: asyncio.Server | None = None
-
-    async def start(self) -> str:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
-        self.writers += [writer, up_writer]
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
-
-    def drop_all(self) -> None:
-        for w in self.writers:
-            w.transport.abort()
-        self.writers.clear()
-
-    async def close(self) -> None:
-        self.drop_all()
-        if self.server is not None:
-            self.server.close()
 
 
 def test_the_sdk_rejoins_after_a_network_blip(ref: RefereeProcess) -> None:

@@ -7,8 +7,6 @@ that can freeze stands for a connection that a NAT has dropped."""
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import logging
 import subprocess
 from collections.abc import Callable, Iterator
@@ -16,10 +14,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from arena.commands.referee import main as arena_referee
 from bots.examples.random_bot import RandomBot
@@ -34,48 +28,19 @@ from tests.referee_support import (
     EXAMPLES,
     PY,
     ROOT,
+    DroppingProxy,
     RefereeProcess,
+    self_signed,
     start_bot,
     statuses,
     wait_all,
 )
-from tests.test_referee_rejoin import DroppingProxy
 from tests.test_referee_sessions import completed_ok, create, open_session, start_session_bot, stop
 
 RANDOM_BOT = EXAMPLES / "random_bot.py"
 SERVE = "/rummyarena.v1.Referee/Serve"
 #: The heartbeat of the in-process referees: short, so that a silence is found soon.
 BEAT_S = 0.5
-
-
-def self_signed() -> tuple[bytes, bytes]:
-    """A certificate for localhost and 127.0.0.1 that is its own CA, and its key (PEM)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    return cert.public_bytes(serialization.Encoding.PEM), key_pem
 
 
 @pytest.fixture(scope="module")

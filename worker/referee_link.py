@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,9 @@ class LocalReferee:
     platform's other processes, the web app's live view among them, may call its match
     service), else a fresh one; it is stopped with the worker (and dies with it if the
     worker is killed). ``host`` is the address it listens on: loopback unless the
-    platform's processes run on other hosts."""
+    platform's processes run on other hosts. With ``--remote HOST:PORT`` (and
+    ``--tls-cert``, ``--tls-key``) among ``extra_args`` it also takes remote bots on
+    that TLS port: :attr:`remote_port` is the port bound (0 without)."""
 
     def __init__(self, *, extra_args: Sequence[str] = (), host: str = "127.0.0.1") -> None:
         try:
@@ -89,6 +91,14 @@ class LocalReferee:
             self.stop()
             raise RefereeGone(f"the worker's referee did not start (it said {line.strip()!r})")
         self.address = line.split()[-1]
+        self.remote_port = 0
+        if "--remote" in extra_args:
+            while line and "remote bots:" not in line:  # the TLS line may come first
+                line = self.process.stdout.readline()
+            if "remote bots:" not in line:
+                self.stop()
+                raise RefereeGone("the worker's referee did not open its remote port")
+            self.remote_port = int(line.split()[-1].rsplit(":", 1)[1])
 
     @property
     def alive(self) -> bool:
@@ -128,21 +138,67 @@ class RefereeLink:
         try:
             return getattr(self.stub, method)(request, timeout=timeout, metadata=self.metadata)
         except grpc.RpcError as exc:
-            raise RefereeGone(
-                f"the referee at {self.address} refused {method}: "
-                f"{exc.code().name}: {exc.details()}",
-                exc.code().name,
-            ) from exc
+            raise self._gone(method, exc) from exc
+
+    def _gone(self, method: str, exc: grpc.RpcError) -> RefereeGone:
+        code = exc.code()
+        return RefereeGone(
+            f"the referee at {self.address} refused {method}: {code.name}: {exc.details()}",
+            code.name,
+        )
 
     def open_session(self, name: str) -> tuple[str, str]:
         """A new bot session: (session id, key). The key is the bot process's credential."""
         reply = self._call("OpenSession", match_pb2.OpenSessionRequest(name=name))
         return reply.session_id, reply.key
 
-    def close_session(self, session_id: str) -> None:
-        """End a bot session (its process's serve loop returns); quiet if already gone."""
+    def close_session(self, session_id: str, reason: str = "") -> None:
+        """End a bot session (its process's serve loop returns; with ``reason``, it ends
+        with PERMISSION_DENIED and that message: a revoked key); quiet if already gone."""
+        request = match_pb2.CloseSessionRequest(session_id=session_id, reason=reason)
         with contextlib.suppress(RefereeGone):
-            self._call("CloseSession", match_pb2.CloseSessionRequest(session_id=session_id))
+            self._call("CloseSession", request)
+
+    def watch_remote(self) -> Iterator[match_pb2.RemoteEvent]:
+        """The remote bots' arrivals and departures (docs/protocol.md, "Remote bots"), as
+        they come; returns once the referee has taken the watch, so a bot that dials in
+        from then on is heard of. Iterating blocks; closing the iterator ends the watch;
+        :class:`RefereeGone` when the referee refuses it or goes away."""
+        call = self.stub.WatchRemote(match_pb2.WatchRemoteRequest(), metadata=self.metadata)
+        try:
+            call.initial_metadata()
+        except grpc.RpcError as exc:
+            raise self._gone("WatchRemote", exc) from exc
+
+        def events() -> Iterator[match_pb2.RemoteEvent]:
+            try:
+                yield from call
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.CANCELLED:
+                    raise self._gone("WatchRemote", exc) from exc
+            else:
+                raise RefereeGone(f"the referee at {self.address} ended the watch of remote bots")
+            finally:
+                call.cancel()
+
+        return events()
+
+    def admit_remote(self, connection_id: str, session_id: str) -> None:
+        """Admit a waiting remote connection onto the open session ``session_id``;
+        :class:`RefereeGone` with code ``NOT_FOUND`` when it no longer waits."""
+        request = match_pb2.AdmitRemoteRequest(connection_id=connection_id, session_id=session_id)
+        self._call("AdmitRemote", request)
+
+    def refuse_remote(
+        self, connection_id: str, refusal: str, code: str = "PERMISSION_DENIED"
+    ) -> None:
+        """Refuse a waiting remote connection: its Serve ends with ``code`` (a gRPC status
+        name; UNAUTHENTICATED for a key the platform does not know) and ``refusal``;
+        :class:`RefereeGone` with code ``NOT_FOUND`` when it no longer waits."""
+        request = match_pb2.AdmitRemoteRequest(
+            connection_id=connection_id, refusal=refusal, code=code
+        )
+        self._call("AdmitRemote", request)
 
     def create_match(
         self,

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli import CommandError, ServerUnavailable
-from arena.commands import add_command, bot_actions, examples, json_argument, place
+from arena.commands import (
+    add_command,
+    bot_actions,
+    examples,
+    game_argument,
+    json_argument,
+    place,
+)
 from arena.commands.standalone import run_alone
 from referee import settings
 
@@ -25,12 +32,14 @@ def register(sub: Any, bench_sub: Any) -> None:
     r = add_command(
         bot_actions(sub),
         "run",
-        help="play the bot defined in FILE: one match (--token), or every match of a bot "
-        "session until it is closed (--session-key)",
+        help="play the bot defined in FILE: one match (--token), every match of a bot "
+        "session until it is closed (--session-key), or, from your machine, every match the "
+        "platform seats your bot in (--platform, with ARENA_API_KEY)",
         examples=examples(
             "arena bot run bots/examples/heuristic_bot.py --referee 127.0.0.1:50051 --token T",
             "arena bot run my_bot.py --referee 127.0.0.1:50051 --session-key KEY",
-            "arena bot run my_bot.py --referee arena.example.org:443 --tls --session-key KEY",
+            "ARENA_API_KEY=KEY arena bot run my_bot.py --platform arena.example.org:50443 "
+            "--game hollywood-gin",
         ),
     )
     r.add_argument("file", type=Path, help="a Python file defining a Bot subclass")
@@ -46,6 +55,20 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="the key of a bot session (default ARENA_SESSION_KEY): play every match it is "
         "seated in, until the session is closed or the process is stopped",
     )
+    r.add_argument(
+        "--platform",
+        metavar="HOST:PORT",
+        default=None,
+        help="the platform's address for remote bots: serve there, over TLS, with your API "
+        "key (ARENA_API_KEY) until stopped; needs --game",
+    )
+    r.add_argument(
+        "--name",
+        default=None,
+        help="with --platform: the bot's name on the platform, one of yours (default: FILE's "
+        "name without .py)",
+    )
+    game_argument(r, required=False)
     r.add_argument(
         "--tls",
         action="store_true",
@@ -121,6 +144,8 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     args.tls = bool(args.tls or found.tls or args.tls_ca)
     if args.tls_ca and not Path(args.tls_ca).is_file():
         raise CommandError(f"no TLS CA certificate file {args.tls_ca}")
+    if args.platform:
+        return _serve_remote(args, found.api_key or "")
     if bool(args.token) == bool(args.session_key):
         raise CommandError(
             "give either --token (one match) or --session-key (every match of a session), "
@@ -213,39 +238,78 @@ def session_error(address: str, exc: Exception) -> CommandError:
     return CommandError(str(exc))
 
 
+def _serve_remote(args: argparse.Namespace, api_key: str) -> int:
+    """Serve as a remote bot at the platform's address until stopped; a refusal exits 2
+    with the platform's message."""
+    from bots.sdk.client import BotSessionError, RefereeUnreachable
+
+    if args.token or args.session_key:
+        raise CommandError(
+            "--platform serves with your API key: give no --token or --session-key "
+            "(nor ARENA_TOKEN or ARENA_SESSION_KEY)"
+        )
+    if not api_key:
+        raise CommandError(
+            "--platform needs your API key in ARENA_API_KEY (make one with `arena user key "
+            "new` on the platform)"
+        )
+    if not args.game:
+        raise CommandError("--platform needs --game, the game your bot plays there")
+    name = args.name or args.file.stem
+    make_bot = bot_factory(args.file)
+    remote = {"api_key": api_key, "bot": name, "game": args.game}
+    try:
+        print(f"session: {asyncio.run(_until_stopped(make_bot, args, remote))}", flush=True)
+    except RefereeUnreachable as exc:
+        raise ServerUnavailable(
+            f"no platform answers at {args.platform} ({exc}): check the --platform HOST:PORT "
+            "its operator gives for remote bots"
+        ) from None
+    except BotSessionError as exc:
+        raise CommandError(str(exc)) from None
+    return 0
+
+
+async def _until_stopped(
+    make_bot: Callable[[], Any], args: argparse.Namespace, remote: dict[str, str]
+) -> str:
+    """Serve (a session key, or ``remote``: an API key, a bot's name and game) until the
+    referee ends the session or SIGTERM/SIGINT; how it ended."""
+    from bots.sdk import serve
+
+    if remote:
+        work = serve(make_bot, args.platform, tls=True, ca=args.tls_ca, **remote)
+    else:
+        work = serve(make_bot, args.referee, args.session_key, tls=args.tls, ca=args.tls_ca)
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    stopped_by: list[str] = []
+
+    def stop(sig: signal.Signals) -> None:
+        stopped_by.append(sig.name)
+        task.cancel()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop, sig)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not stopped_by:
+            raise
+        return f"stopped by {stopped_by[0]}"
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+    return "the referee ended the session"
+
+
 def _serve_session(args: argparse.Namespace) -> int:
     """Play every match of the session until the referee ends it, or SIGTERM/SIGINT."""
-    from bots.sdk import serve
     from bots.sdk.client import BotSessionError
 
     make_bot = bot_factory(args.file)
-
-    async def session() -> str:
-        task = asyncio.ensure_future(
-            serve(make_bot, args.referee, args.session_key, tls=args.tls, ca=args.tls_ca)
-        )
-        loop = asyncio.get_running_loop()
-        stopped_by: list[str] = []
-
-        def stop(sig: signal.Signals) -> None:
-            stopped_by.append(sig.name)
-            task.cancel()
-
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop, sig)
-        try:
-            await task
-        except asyncio.CancelledError:
-            if not stopped_by:
-                raise
-            return f"stopped by {stopped_by[0]}"
-        finally:
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.remove_signal_handler(sig)
-        return "the referee ended the session"
-
     try:
-        print(f"session: {asyncio.run(session())}", flush=True)
+        print(f"session: {asyncio.run(_until_stopped(make_bot, args, {}))}", flush=True)
     except BotSessionError as exc:
         raise session_error(args.referee, exc) from None
     return 0

@@ -52,6 +52,14 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="the PEM private key of --tls-cert (default ARENA_TLS_KEY)",
     )
     p.add_argument(
+        "--remote",
+        metavar="HOST:PORT",
+        default=None,
+        help="also listen for remote bots (an API key, admitted by the platform) on HOST:PORT "
+        "(port 0: any free port) with TLS; needs --tls-cert and --tls-key, which then serve "
+        "this port only",
+    )
+    p.add_argument(
         "--grace",
         type=float,
         default=30.0,
@@ -153,6 +161,19 @@ def cmd_referee(args: argparse.Namespace) -> int:
             tls = tls_identity(Path(cert), Path(key))
         except TlsError as exc:
             raise CommandError(str(exc)) from None
+    remote = None
+    if args.remote is not None:
+        remote_host, _, remote_port = args.remote.rpartition(":")
+        if not remote_host or not remote_port.isdigit() or int(remote_port) > 65535:
+            raise CommandError(
+                f"--remote takes HOST:PORT (port 0: any free port), not {args.remote!r}"
+            )
+        if tls is None:
+            raise CommandError(
+                "--remote needs --tls-cert and --tls-key (or ARENA_TLS_CERT and ARENA_TLS_KEY): "
+                "remote bots dial in over TLS"
+            )
+        remote, tls = (remote_host.strip("[]"), int(remote_port), tls), None
     if args.grace < 0 or args.keep_mb < 0 or args.keep_minutes < 0 or args.max_waiting < 1:
         raise CommandError(
             "--grace, --keep-mb and --keep-minutes must be 0 or more, --max-waiting at least 1"
@@ -164,6 +185,11 @@ def cmd_referee(args: argparse.Namespace) -> int:
     try:
         if not port_free(args.host, args.port):
             raise CommandError(in_use)
+        if remote is not None and not port_free(remote[0], remote[1]):
+            raise CommandError(
+                f"port {remote[1]} on {remote[0]} is in use: stop what listens there, or pass "
+                "another --remote HOST:PORT (port 0: any free port)"
+            )
     except OSError as exc:
         raise CommandError(f"cannot serve on {args.host}:{args.port}: {exc.strerror}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -172,6 +198,13 @@ def cmd_referee(args: argparse.Namespace) -> int:
         print(f"referee listening on {args.host}:{port}", flush=True)
         if tls is not None:
             print(f"TLS on {args.host}:{port} with the certificate {cert}", flush=True)
+
+    def remote_ready(port: int) -> None:
+        assert remote is not None
+        print(
+            f"remote bots: TLS with the certificate {cert}, listening on {remote[0]}:{port}",
+            flush=True,
+        )
 
     try:
         asyncio.run(
@@ -182,6 +215,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
                 ready=ready,
                 unix=args.unix,
                 tls=tls,
+                remote=remote,
+                remote_ready=remote_ready,
                 keep_bytes=int(args.keep_mb * 1024 * 1024),
                 keep_s=args.keep_minutes * 60,
                 max_waiting=args.max_waiting,

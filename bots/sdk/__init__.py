@@ -9,7 +9,9 @@ class MyBot(Bot):
 run(MyBot())  # reads ARENA_REFEREE and ARENA_TOKEN
 
 A bot process that plays every match of a session: ``await serve(MyBot, referee, key)``
-(or ``arena bot run mybot.py --session-key KEY``).
+(or ``arena bot run mybot.py --session-key KEY``); from its author's machine, with the
+owner's API key: ``await serve(MyBot, address, api_key=KEY, bot=NAME, game=GAME)`` (or
+``arena bot run mybot.py --platform HOST:PORT --game GAME``).
 """
 
 from bots.sdk.bot import Bot, Clock, MatchOver, Request

@@ -47,6 +47,9 @@ RECONNECT_BACKOFF_S = 2.0
 SILENT_HEARTBEATS = 3
 #: The header in which the referee gives its heartbeat interval (referee.service).
 _HEARTBEAT_HEADER = "rummyarena-heartbeat-ms"
+#: How much longer than its silence deadline a remote bot waits for its session to be
+#: on: the referee waits up to 10 s for the platform to admit it.
+ADMISSION_S = 15.0
 
 
 class BotSessionError(RuntimeError):
@@ -276,8 +279,11 @@ async def _first_read(call: grpc.aio.StreamStreamCall, joined: Callable[[], None
 async def serve(
     make_bot: Callable[[], Bot],
     referee: str,
-    key: str,
+    key: str = "",
     *,
+    api_key: str = "",
+    bot: str = "",
+    game: str = "",
     channel: grpc.aio.Channel | None = None,
     tls: bool = False,
     ca: bytes | str | Path | None = None,
@@ -287,6 +293,10 @@ async def serve(
     same channel with a bot from ``make_bot()`` (called once per match). Without
     ``channel``, ``tls`` and ``ca`` make one as :func:`referee_channel` does.
 
+    A remote bot gives instead of ``key`` its owner's ``api_key``, its ``bot`` name and
+    its ``game``: the platform admits it onto a session (again on each reconnect, onto
+    the same one) or refuses it, a :class:`BotSessionError` with the platform's message.
+
     A match whose play fails is logged; the session goes on. If the connection drops,
     or the stream brings nothing, not even a heartbeat, for :data:`SILENT_HEARTBEATS`
     of the referee's heartbeat intervals (a connection that died silently), reconnect
@@ -295,9 +305,14 @@ async def serve(
     (:class:`TlsMismatch`), is a BotSessionError at once. Returns when the referee ends
     the session (closed, taken over by another process, or the referee shutting down)
     and the matches in progress have ended."""
+    if bool(key) == bool(api_key):
+        raise BotSessionError("give either a session key or an API key (a remote bot), not both")
     own = channel is None
     chan = channel or referee_channel(referee, tls=tls, ca=ca)
-    request = bot_pb2.ServeRequest(key=key, agent=_agent(make_bot)).SerializeToString()
+    request = bot_pb2.ServeRequest(
+        key=key, agent=_agent(make_bot), api_key=api_key, bot=bot, game=game
+    ).SerializeToString()
+    admission = ADMISSION_S if api_key else 0.0
     playing: dict[str, asyncio.Task[None]] = {}  # by seat token, across reconnects
     loop = asyncio.get_running_loop()
     deadline, backoff = 0.0, 0.1
@@ -311,7 +326,8 @@ async def serve(
                 response_deserializer=bot_pb2.Assignment.FromString,
             )(request)
             try:
-                headers = await asyncio.wait_for(call.initial_metadata(), silence)
+                wait = None if silence is None else silence + admission
+                headers = await asyncio.wait_for(call.initial_metadata(), wait)
                 if not call.done():  # the referee took the key: the session is on
                     deadline, backoff, ever_on = 0.0, 0.1, True
                     silence = _silence_s(headers)
@@ -332,7 +348,8 @@ async def serve(
                     why = f"nothing from the referee for {silence:.1f} s, not even a heartbeat"
                     cause: Exception = exc
                 else:
-                    why, cause = _dropped(exc, referee, tls or ca is not None, ever_on), exc
+                    secure = tls or ca is not None
+                    why, cause = _dropped(exc, referee, secure, ever_on, bool(api_key)), exc
                 now = loop.time()
                 deadline = deadline or now + RECONNECT_S
                 if now > deadline:
@@ -354,12 +371,19 @@ async def serve(
             await chan.close()
 
 
-def _dropped(exc: grpc.aio.AioRpcError, referee: str, tls: bool, ever_on: bool) -> str:
+def _dropped(
+    exc: grpc.aio.AioRpcError, referee: str, tls: bool, ever_on: bool, remote: bool = False
+) -> str:
     """Why a session's stream failed, when reconnecting may mend it; raises the error
     that ends the session when it cannot (a refused key, a TLS mismatch)."""
     code = exc.code()
+    refused = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+    if remote and code in refused:
+        raise BotSessionError(f"the platform refused the bot: {exc.details()}") from None
     if code == grpc.StatusCode.UNAUTHENTICATED:
         raise BotSessionError(f"the referee refused the session key: {exc.details()}") from None
+    if code == grpc.StatusCode.PERMISSION_DENIED:
+        raise BotSessionError(f"the referee ended the session: {exc.details()}") from None
     mismatch = None if ever_on else _tls_problem(exc, referee, tls)
     if mismatch is not None:
         raise mismatch from exc

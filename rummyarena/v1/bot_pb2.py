@@ -26,7 +26,7 @@ from rummyarena.v1 import common_pb2 as rummyarena_dot_v1_dot_common__pb2
 from rummyarena.v1 import views_pb2 as rummyarena_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17rummyarena/v1/bot.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\x1a\x19rummyarena/v1/views.proto\"*\n\x0cServeRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05\x61gent\x18\x02 \x01(\t\"o\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05token\x18\x04 \x01(\t\x12\x11\n\tseat_name\x18\x05 \x01(\t\x12\x11\n\theartbeat\x18\x06 \x01(\x08\"\x8c\x01\n\nBotMessage\x12#\n\x04join\x18\x01 \x01(\x0b\x32\x13.rummyarena.v1.JoinH\x00\x12\'\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x15.rummyarena.v1.AnswerH\x00\x12(\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x17.rummyarena.v1.BotErrorH\x00\x42\x06\n\x04kind\"$\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\r\n\x05\x61gent\x18\x02 \x01(\t\"H\n\x06\x41nswer\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0f\n\x05index\x18\x02 \x01(\rH\x00\x12\x0e\n\x04text\x18\x03 \x01(\tH\x00\x42\x08\n\x06\x63hoice\"0\n\x08\x42otError\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0f\n\x07message\x18\x02 \x01(\t\"\xc7\x01\n\x0eRefereeMessage\x12)\n\x07welcome\x18\x01 \x01(\x0b\x32\x16.rummyarena.v1.WelcomeH\x00\x12+\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x17.rummyarena.v1.DecisionH\x00\x12\'\n\x06notice\x18\x03 \x01(\x0b\x32\x15.rummyarena.v1.NoticeH\x00\x12,\n\tmatch_end\x18\x04 \x01(\x0b\x32\x17.rummyarena.v1.MatchEndH\x00\x42\x06\n\x04kind\"&\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"\x90\x02\n\x07Welcome\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x34\n\x07options\x18\x03 \x03(\x0b\x32#.rummyarena.v1.Welcome.OptionsEntry\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.rummyarena.v1.SeatInfo\x12\x11\n\tyour_seat\x18\x05 \x01(\r\x12(\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"-\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xca\x01\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\'\n\x04view\x18\x02 \x01(\x0b\x32\x19.rummyarena.v1.PlayerView\x12\x15\n\rlegal_actions\x18\x03 \x03(\t\x12\x13\n\x06\x61\x64vice\x18\x04 \x01(\tH\x00\x88\x01\x01\x12$\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x14.rummyarena.v1.Event\x12#\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x14.rummyarena.v1.ClockB\t\n\x07_advice\"x\n\x06Notice\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\'\n\x04kind\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.NoticeKind\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0e\n\x06played\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\r\"\\\n\x08MatchEnd\x12*\n\x06result\x18\x01 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.rummyarena.v1.Event*\x8f\x01\n\nNoticeKind\x12\x1b\n\x17NOTICE_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13NOTICE_KIND_TIMEOUT\x10\x01\x12\x17\n\x13NOTICE_KIND_INVALID\x10\x02\x12\x17\n\x13NOTICE_KIND_CRASHED\x10\x03\x12\x19\n\x15NOTICE_KIND_FORFEITED\x10\x04\x32\x92\x01\n\x07Referee\x12\x44\n\x04Play\x12\x19.rummyarena.v1.BotMessage\x1a\x1d.rummyarena.v1.RefereeMessage(\x01\x30\x01\x12\x41\n\x05Serve\x12\x1b.rummyarena.v1.ServeRequest\x1a\x19.rummyarena.v1.Assignment0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17rummyarena/v1/bot.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\x1a\x19rummyarena/v1/views.proto\"V\n\x0cServeRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05\x61gent\x18\x02 \x01(\t\x12\x0f\n\x07\x61pi_key\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x0c\n\x04game\x18\x05 \x01(\t\"o\n\nAssignment\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\r\n\x05token\x18\x04 \x01(\t\x12\x11\n\tseat_name\x18\x05 \x01(\t\x12\x11\n\theartbeat\x18\x06 \x01(\x08\"\x8c\x01\n\nBotMessage\x12#\n\x04join\x18\x01 \x01(\x0b\x32\x13.rummyarena.v1.JoinH\x00\x12\'\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x15.rummyarena.v1.AnswerH\x00\x12(\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x17.rummyarena.v1.BotErrorH\x00\x42\x06\n\x04kind\"$\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\r\n\x05\x61gent\x18\x02 \x01(\t\"H\n\x06\x41nswer\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0f\n\x05index\x18\x02 \x01(\rH\x00\x12\x0e\n\x04text\x18\x03 \x01(\tH\x00\x42\x08\n\x06\x63hoice\"0\n\x08\x42otError\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x0f\n\x07message\x18\x02 \x01(\t\"\xc7\x01\n\x0eRefereeMessage\x12)\n\x07welcome\x18\x01 \x01(\x0b\x32\x16.rummyarena.v1.WelcomeH\x00\x12+\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x17.rummyarena.v1.DecisionH\x00\x12\'\n\x06notice\x18\x03 \x01(\x0b\x32\x15.rummyarena.v1.NoticeH\x00\x12,\n\tmatch_end\x18\x04 \x01(\x0b\x32\x17.rummyarena.v1.MatchEndH\x00\x42\x06\n\x04kind\"&\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"\x90\x02\n\x07Welcome\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x34\n\x07options\x18\x03 \x03(\x0b\x32#.rummyarena.v1.Welcome.OptionsEntry\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x17.rummyarena.v1.SeatInfo\x12\x11\n\tyour_seat\x18\x05 \x01(\r\x12(\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"-\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xca\x01\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\'\n\x04view\x18\x02 \x01(\x0b\x32\x19.rummyarena.v1.PlayerView\x12\x15\n\rlegal_actions\x18\x03 \x03(\t\x12\x13\n\x06\x61\x64vice\x18\x04 \x01(\tH\x00\x88\x01\x01\x12$\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x14.rummyarena.v1.Event\x12#\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x14.rummyarena.v1.ClockB\t\n\x07_advice\"x\n\x06Notice\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\'\n\x04kind\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.NoticeKind\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0e\n\x06played\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\r\"\\\n\x08MatchEnd\x12*\n\x06result\x18\x01 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.rummyarena.v1.Event*\x8f\x01\n\nNoticeKind\x12\x1b\n\x17NOTICE_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13NOTICE_KIND_TIMEOUT\x10\x01\x12\x17\n\x13NOTICE_KIND_INVALID\x10\x02\x12\x17\n\x13NOTICE_KIND_CRASHED\x10\x03\x12\x19\n\x15NOTICE_KIND_FORFEITED\x10\x04\x32\x92\x01\n\x07Referee\x12\x44\n\x04Play\x12\x19.rummyarena.v1.BotMessage\x1a\x1d.rummyarena.v1.RefereeMessage(\x01\x30\x01\x12\x41\n\x05Serve\x12\x1b.rummyarena.v1.ServeRequest\x1a\x19.rummyarena.v1.Assignment0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,36 +35,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_WELCOME_OPTIONSENTRY']._loaded_options = None
   _globals['_WELCOME_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_NOTICEKIND']._serialized_start=1545
-  _globals['_NOTICEKIND']._serialized_end=1688
+  _globals['_NOTICEKIND']._serialized_start=1589
+  _globals['_NOTICEKIND']._serialized_end=1732
   _globals['_SERVEREQUEST']._serialized_start=97
-  _globals['_SERVEREQUEST']._serialized_end=139
-  _globals['_ASSIGNMENT']._serialized_start=141
-  _globals['_ASSIGNMENT']._serialized_end=252
-  _globals['_BOTMESSAGE']._serialized_start=255
-  _globals['_BOTMESSAGE']._serialized_end=395
-  _globals['_JOIN']._serialized_start=397
-  _globals['_JOIN']._serialized_end=433
-  _globals['_ANSWER']._serialized_start=435
-  _globals['_ANSWER']._serialized_end=507
-  _globals['_BOTERROR']._serialized_start=509
-  _globals['_BOTERROR']._serialized_end=557
-  _globals['_REFEREEMESSAGE']._serialized_start=560
-  _globals['_REFEREEMESSAGE']._serialized_end=759
-  _globals['_SEATINFO']._serialized_start=761
-  _globals['_SEATINFO']._serialized_end=799
-  _globals['_WELCOME']._serialized_start=802
-  _globals['_WELCOME']._serialized_end=1074
-  _globals['_WELCOME_OPTIONSENTRY']._serialized_start=1000
-  _globals['_WELCOME_OPTIONSENTRY']._serialized_end=1074
-  _globals['_CLOCK']._serialized_start=1076
-  _globals['_CLOCK']._serialized_end=1121
-  _globals['_DECISION']._serialized_start=1124
-  _globals['_DECISION']._serialized_end=1326
-  _globals['_NOTICE']._serialized_start=1328
-  _globals['_NOTICE']._serialized_end=1448
-  _globals['_MATCHEND']._serialized_start=1450
-  _globals['_MATCHEND']._serialized_end=1542
-  _globals['_REFEREE']._serialized_start=1691
-  _globals['_REFEREE']._serialized_end=1837
+  _globals['_SERVEREQUEST']._serialized_end=183
+  _globals['_ASSIGNMENT']._serialized_start=185
+  _globals['_ASSIGNMENT']._serialized_end=296
+  _globals['_BOTMESSAGE']._serialized_start=299
+  _globals['_BOTMESSAGE']._serialized_end=439
+  _globals['_JOIN']._serialized_start=441
+  _globals['_JOIN']._serialized_end=477
+  _globals['_ANSWER']._serialized_start=479
+  _globals['_ANSWER']._serialized_end=551
+  _globals['_BOTERROR']._serialized_start=553
+  _globals['_BOTERROR']._serialized_end=601
+  _globals['_REFEREEMESSAGE']._serialized_start=604
+  _globals['_REFEREEMESSAGE']._serialized_end=803
+  _globals['_SEATINFO']._serialized_start=805
+  _globals['_SEATINFO']._serialized_end=843
+  _globals['_WELCOME']._serialized_start=846
+  _globals['_WELCOME']._serialized_end=1118
+  _globals['_WELCOME_OPTIONSENTRY']._serialized_start=1044
+  _globals['_WELCOME_OPTIONSENTRY']._serialized_end=1118
+  _globals['_CLOCK']._serialized_start=1120
+  _globals['_CLOCK']._serialized_end=1165
+  _globals['_DECISION']._serialized_start=1168
+  _globals['_DECISION']._serialized_end=1370
+  _globals['_NOTICE']._serialized_start=1372
+  _globals['_NOTICE']._serialized_end=1492
+  _globals['_MATCHEND']._serialized_start=1494
+  _globals['_MATCHEND']._serialized_end=1586
+  _globals['_REFEREE']._serialized_start=1735
+  _globals['_REFEREE']._serialized_end=1881
 # @@protoc_insertion_point(module_scope)

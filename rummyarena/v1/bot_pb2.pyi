@@ -23,12 +23,18 @@ NOTICE_KIND_CRASHED: NoticeKind
 NOTICE_KIND_FORFEITED: NoticeKind
 
 class ServeRequest(_message.Message):
-    __slots__ = ("key", "agent")
+    __slots__ = ("key", "agent", "api_key", "bot", "game")
     KEY_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
     key: str
     agent: str
-    def __init__(self, key: _Optional[str] = ..., agent: _Optional[str] = ...) -> None: ...
+    api_key: str
+    bot: str
+    game: str
+    def __init__(self, key: _Optional[str] = ..., agent: _Optional[str] = ..., api_key: _Optional[str] = ..., bot: _Optional[str] = ..., game: _Optional[str] = ...) -> None: ...
 
 class Assignment(_message.Message):
     __slots__ = ("match_id", "game", "seat", "token", "seat_name", "heartbeat")

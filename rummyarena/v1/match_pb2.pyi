@@ -120,13 +120,65 @@ class OpenSessionResponse(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
 
 class CloseSessionRequest(_message.Message):
-    __slots__ = ("session_id",)
+    __slots__ = ("session_id", "reason")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, session_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class CloseSessionResponse(_message.Message):
     __slots__ = ("closed",)
     CLOSED_FIELD_NUMBER: _ClassVar[int]
     closed: bool
     def __init__(self, closed: _Optional[bool] = ...) -> None: ...
+
+class WatchRemoteRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RemoteEvent(_message.Message):
+    __slots__ = ("connection_id", "arrived", "left")
+    CONNECTION_ID_FIELD_NUMBER: _ClassVar[int]
+    ARRIVED_FIELD_NUMBER: _ClassVar[int]
+    LEFT_FIELD_NUMBER: _ClassVar[int]
+    connection_id: str
+    arrived: RemoteArrival
+    left: RemoteDeparture
+    def __init__(self, connection_id: _Optional[str] = ..., arrived: _Optional[_Union[RemoteArrival, _Mapping]] = ..., left: _Optional[_Union[RemoteDeparture, _Mapping]] = ...) -> None: ...
+
+class RemoteArrival(_message.Message):
+    __slots__ = ("api_key", "bot", "game", "agent", "peer")
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    PEER_FIELD_NUMBER: _ClassVar[int]
+    api_key: str
+    bot: str
+    game: str
+    agent: str
+    peer: str
+    def __init__(self, api_key: _Optional[str] = ..., bot: _Optional[str] = ..., game: _Optional[str] = ..., agent: _Optional[str] = ..., peer: _Optional[str] = ...) -> None: ...
+
+class RemoteDeparture(_message.Message):
+    __slots__ = ("session_id",)
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+
+class AdmitRemoteRequest(_message.Message):
+    __slots__ = ("connection_id", "session_id", "refusal", "code")
+    CONNECTION_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    connection_id: str
+    session_id: str
+    refusal: str
+    code: str
+    def __init__(self, connection_id: _Optional[str] = ..., session_id: _Optional[str] = ..., refusal: _Optional[str] = ..., code: _Optional[str] = ...) -> None: ...
+
+class AdmitRemoteResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -67,6 +67,16 @@ class MatchesStub:
                 request_serializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.SerializeToString,
                 response_deserializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.FromString,
                 _registered_method=True)
+        self.WatchRemote = channel.unary_stream(
+                '/rummyarena.v1.Matches/WatchRemote',
+                request_serializer=rummyarena_dot_v1_dot_match__pb2.WatchRemoteRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_match__pb2.RemoteEvent.FromString,
+                _registered_method=True)
+        self.AdmitRemote = channel.unary_unary(
+                '/rummyarena.v1.Matches/AdmitRemote',
+                request_serializer=rummyarena_dot_v1_dot_match__pb2.AdmitRemoteRequest.SerializeToString,
+                response_deserializer=rummyarena_dot_v1_dot_match__pb2.AdmitRemoteResponse.FromString,
+                _registered_method=True)
 
 
 class MatchesServicer:
@@ -121,6 +131,23 @@ class MatchesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchRemote(self, request, context):
+        """The remote bots that dial in with an API key (docs/protocol.md, "Remote bots"): each
+        arrival, to be answered by AdmitRemote, and each admitted one's departure. Held open
+        by the platform for as long as it takes remote bots; without one, they are refused.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AdmitRemote(self, request, context):
+        """Answer an arrival of WatchRemote: admit the connection onto an open session, or
+        refuse it. NOT_FOUND when the connection is no longer waiting.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -153,6 +180,16 @@ def add_MatchesServicer_to_server(servicer, server):
                     servicer.CloseSession,
                     request_deserializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.FromString,
                     response_serializer=rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.SerializeToString,
+            ),
+            'WatchRemote': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchRemote,
+                    request_deserializer=rummyarena_dot_v1_dot_match__pb2.WatchRemoteRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_match__pb2.RemoteEvent.SerializeToString,
+            ),
+            'AdmitRemote': grpc.unary_unary_rpc_method_handler(
+                    servicer.AdmitRemote,
+                    request_deserializer=rummyarena_dot_v1_dot_match__pb2.AdmitRemoteRequest.FromString,
+                    response_serializer=rummyarena_dot_v1_dot_match__pb2.AdmitRemoteResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -320,6 +357,60 @@ class Matches:
             '/rummyarena.v1.Matches/CloseSession',
             rummyarena_dot_v1_dot_match__pb2.CloseSessionRequest.SerializeToString,
             rummyarena_dot_v1_dot_match__pb2.CloseSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchRemote(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/rummyarena.v1.Matches/WatchRemote',
+            rummyarena_dot_v1_dot_match__pb2.WatchRemoteRequest.SerializeToString,
+            rummyarena_dot_v1_dot_match__pb2.RemoteEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AdmitRemote(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/rummyarena.v1.Matches/AdmitRemote',
+            rummyarena_dot_v1_dot_match__pb2.AdmitRemoteRequest.SerializeToString,
+            rummyarena_dot_v1_dot_match__pb2.AdmitRemoteResponse.FromString,
             options,
             channel_credentials,
             insecure,
