@@ -16,6 +16,9 @@ from worker.broker import key_prefix
 
 #: The queue the platform's tasks go to.
 QUEUE = "arena"
+#: The queue of the matches that seat a remote bot, taken only by the workers that take
+#: remote bots (``arena worker --remote``), beside :data:`QUEUE`.
+REMOTE_QUEUE = "arena.remote"
 #: How long a taken, unacknowledged task waits before the broker hands it out again (its
 #: worker died). A match's own lease (:mod:`worker.tasks`) is much shorter: the scheduler
 #: re-queues a vanished worker's match long before this.

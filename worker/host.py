@@ -31,7 +31,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -44,6 +44,7 @@ from referee.clock import ClockRules
 from worker import duel, notices, sandbox
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
+from worker.remote import Admit, RemoteDesk
 from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,12 @@ class Host:
     #: Why the worker must stop (its referee will not start again), once it must.
     fatal: str | None = None
     name: str = field(default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}")
+    #: What its referee is started with (a listener for remote bots, say), each time.
+    referee_args: tuple[str, ...] = ()
+    #: Its remote bots, when it takes them (:mod:`worker.remote`).
+    remote: RemoteDesk | None = None
     _clocks: dict[int, ClockRules] = field(default_factory=dict)
+    _remote_versions: dict[int, bool] = field(default_factory=dict)
     _labels: dict[int, str] = field(default_factory=dict)  # bot versions never change
 
     def __post_init__(self) -> None:
@@ -146,7 +152,7 @@ class Host:
             if self.stopping.wait(wait):
                 return False
             try:
-                referee = LocalReferee()
+                referee = LocalReferee(extra_args=self.referee_args)
             except (RefereeGone, OSError) as exc:
                 problem = str(exc)
                 log.error("the referee did not start again: %s", problem)
@@ -191,7 +197,10 @@ class Host:
                 return played, True
             holder = self._holder()
             match = self.store.claim_match(
-                holder, lease_seconds=self.lease_s, tournament_id=tournament_id
+                holder,
+                lease_seconds=self.lease_s,
+                tournament_id=tournament_id,
+                remote_host=self.remote_host,
             )
             if match is None:
                 return played, False
@@ -206,10 +215,17 @@ class Host:
         if not self._wait_ready():
             return None
         holder = self._holder()
-        match = self.store.claim_match(holder, lease_seconds=self.lease_s, match_id=match_id)
+        match = self.store.claim_match(
+            holder, lease_seconds=self.lease_s, match_id=match_id, remote_host=self.remote_host
+        )
         if match is None:
             return None
         return self.play(match, holder)
+
+    @property
+    def remote_host(self) -> str | None:
+        """The name remote bots' rows give this host, when it takes remote bots."""
+        return None if self.remote is None else self.name
 
     def _holder(self) -> str:
         return f"{self.name}/{uuid.uuid4().hex[:12]}"
@@ -277,7 +293,10 @@ class Host:
         sessions, faults = [], []
         for v in match.seats:
             try:
-                sessions.append(self.pool.session(v))
+                if self._is_remote(v):  # its label says so already (Store.labels)
+                    sessions.append(self._remote_session(v))
+                else:
+                    sessions.append(self.pool.session(v))
                 faults.append("")
             except BotStartError as exc:  # the bot's own fault: its seat forfeits
                 log.warning("match %d: %s", match.id, exc)
@@ -302,6 +321,20 @@ class Host:
             if fault
         )
         return _Live(link, referee_id, time.monotonic(), note or None, marks)
+
+    def _is_remote(self, version_id: int) -> bool:
+        if version_id not in self._remote_versions:
+            manifest = self.store.bot_version(version_id).manifest
+            self._remote_versions[version_id] = manifest.get("runtime") == "remote"
+        return self._remote_versions[version_id]
+
+    def _remote_session(self, version_id: int) -> str:
+        """The session of a remote bot connected here; :class:`BotStartError` (its seat
+        forfeits) if it dropped since the claim."""
+        session = None if self.remote is None else self.remote.session(version_id)
+        if session is None:
+            raise BotStartError(f"its remote bot is not connected to {self.name}")
+        return session
 
     def _finish(self, match: Match, holder: str, live: _Live) -> Played:
         """Wait for the referee's result and commit it (or give the match back if the
@@ -433,16 +466,23 @@ def current() -> Host:
     return _current
 
 
-def start_host(store: Store, redis_url: str) -> Host:
+def start_host(
+    store: Store,
+    redis_url: str,
+    *,
+    remote: Sequence[str] = (),
+    admit: Admit | None = None,
+) -> Host:
     """A host with its own referee process and an empty bot pool, its bots confined as
     ``ARENA_SANDBOX`` says (:class:`~worker.sandbox.SandboxUnavailable` when they cannot
-    be here)."""
+    be here); with ``admit``, one that takes remote bots, its referee started with the
+    arguments ``remote`` (its listener for them)."""
     box = sandbox.configure(settings.load().sandbox)
     if box.on:
         log.info("the sandbox of hosted bots is %s", box.describe())
     else:
         log.warning("THE SANDBOX IS %s", box.describe())
-    referee = LocalReferee()
+    referee = LocalReferee(extra_args=remote)
     try:
         link = RefereeLink(referee.address, referee.secret, referee.socket)
         pool = BotPool(store, link, sandbox=box)
@@ -450,6 +490,9 @@ def start_host(store: Store, redis_url: str) -> Host:
     except BaseException:
         referee.stop()
         raise
-    host = Host(store, referee, link, pool, client)
+    host = Host(store, referee, link, pool, client, referee_args=tuple(remote))
+    if admit is not None:
+        host.remote = RemoteDesk(host, admit)
+        host.remote.start()
     host.supervise()
     return host

@@ -58,9 +58,15 @@ class _Version:
 
 
 class _Versions:
-    """The two versions a qualification hosts: the candidate and the random bot."""
+    """The versions a qualification hosts: the random bot and, but for a remote bot's, the
+    candidate."""
 
-    def __init__(self, candidate: int, archive: bytes, manifest: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        candidate: int | None = None,
+        archive: bytes = b"",
+        manifest: dict[str, Any] | None = None,
+    ) -> None:
         data = RANDOM_BOT.read_bytes()
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -68,11 +74,13 @@ class _Versions:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
         random_command = ["python", "-m", "arena", "bot", "run", RANDOM_BOT.name]
-        self.archives = {candidate: archive, _OPPONENT: buffer.getvalue()}
+        self.archives = {_OPPONENT: buffer.getvalue()}
         self.versions = {
-            candidate: _Version("candidate", manifest),
-            _OPPONENT: _Version("random_bot", {"command": random_command, "runtime": "python"}),
+            _OPPONENT: _Version("random_bot", {"command": random_command, "runtime": "python"})
         }
+        if candidate is not None:
+            self.archives[candidate] = archive
+            self.versions[candidate] = _Version("candidate", manifest or {})
 
     def bot_version(self, version_id: int) -> _Version:
         return self.versions[version_id]
@@ -85,6 +93,42 @@ def seat_counts(game: str) -> range:
     """Every number of players ``game`` may be played by."""
     spec = get_game(game)
     return range(spec.min_seats, spec.max_seats + 1)
+
+
+class _Hosted:
+    """The candidate as the qualification's own pool hosts it."""
+
+    def __init__(self, pool: BotPool, version_id: int) -> None:
+        self.pool, self.version_id = pool, version_id
+        self.mark: int | None = None
+
+    def session(self) -> str:
+        session = self.pool.session(self.version_id)
+        self.mark = self.pool.log_mark(self.version_id)  # what it writes from here on
+        return session
+
+    def exit_note(self) -> str | None:
+        return self.pool.exit_note(self.version_id)
+
+    def stderr(self) -> str:
+        return self.pool.log_since(self.version_id, self.mark)
+
+
+class _Remote:
+    """A remote candidate: the session it holds on the host's referee. What it writes
+    stays on its author's machine."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+
+    def session(self) -> str:
+        return self.session_id
+
+    def exit_note(self) -> str | None:
+        return None
+
+    def stderr(self) -> str:
+        return ""
 
 
 def qualify(
@@ -104,28 +148,52 @@ def qualify(
     versions = _Versions(version_id, archive, manifest)
     referee = LocalReferee()
     link = RefereeLink(referee.address, referee.secret, referee.socket)
-    matches: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="arena-qualify-") as root:
         pool = BotPool(versions, link, root=Path(root), sandbox=box)
         try:
-            for seats in counts or seat_counts(game):
-                matches.append(_play(pool, link, version_id, game, seats))
-                if not matches[-1]["ok"]:
-                    break  # one failure is the report: the next matches would repeat it
+            return _qualify(pool, link, _Hosted(pool, version_id), game, counts, box.mode)
         finally:
             pool.close()
             link.close()
             referee.stop()
+
+
+def qualify_remote(
+    link: RefereeLink, session_id: str, game: str, box: sandbox.Sandbox
+) -> dict[str, Any]:
+    """Play the qualification of a remote bot connected to the referee of ``link`` through
+    ``session_id``, against the random bot hosted here (in ``box``); the report."""
+    with tempfile.TemporaryDirectory(prefix="arena-qualify-") as root:
+        pool = BotPool(_Versions(), link, root=Path(root), sandbox=box)
+        try:
+            return _qualify(pool, link, _Remote(session_id), game, None, "remote")
+        finally:
+            pool.close()
+
+
+def _qualify(
+    pool: BotPool,
+    link: RefereeLink,
+    candidate: _Hosted | _Remote,
+    game: str,
+    counts: Sequence[int] | None,
+    mode: str,
+) -> dict[str, Any]:
+    matches: list[dict[str, Any]] = []
+    for seats in counts or seat_counts(game):
+        matches.append(_play(pool, link, candidate, game, seats))
+        if not matches[-1]["ok"]:
+            break  # one failure is the report: the next matches would repeat it
     return {
         "game": game,
         "qualified": bool(matches) and all(m["ok"] for m in matches),
-        "sandbox": box.mode,
+        "sandbox": mode,
         "matches": matches,
     }
 
 
 def _play(
-    pool: BotPool, link: RefereeLink, candidate: int, game: str, seats: int
+    pool: BotPool, link: RefereeLink, candidate: _Hosted | _Remote, game: str, seats: int
 ) -> dict[str, Any]:
     """One qualification match of ``seats`` players, the candidate at seat 0."""
     from referee.wire import decode_record
@@ -134,10 +202,9 @@ def _play(
     names = ["candidate", *(f"random_bot {i}" for i in range(1, seats))]
     opponents = [pool.session(_OPPONENT) for _ in range(1, seats)]
     try:
-        sessions, faults = [pool.session(candidate), *opponents], [""] * seats
+        sessions, faults = [candidate.session(), *opponents], [""] * seats
     except BotStartError as exc:  # the bot cannot start: its seat forfeits
         sessions, faults = ["", *opponents], [str(exc), *([""] * (seats - 1))]
-    mark = pool.log_mark(candidate)
     link.create_match(
         match_id,
         game,
@@ -153,9 +220,9 @@ def _play(
     seat = record.seats[0]
     out: dict[str, Any] = {"seats": seats, "status": seat.status, "ok": seat.status == "ok"}
     if not out["ok"]:
-        out["reason"] = faults[0] or _reason(seat.status, pool.exit_note(candidate))
+        out["reason"] = faults[0] or _reason(seat.status, candidate.exit_note())
         out["decision"] = _failed_decision(record)
-        out["stderr"] = pool.log_since(candidate, mark)[-STDERR_SHOWN:]
+        out["stderr"] = candidate.stderr()[-STDERR_SHOWN:]
     return out
 
 

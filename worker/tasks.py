@@ -8,7 +8,9 @@
   per match costs the broker's round trip and a task's bookkeeping on every match, which
   is more than the platform's whole budget for a short match (``docs/performance.md``).
 - ``arena.play_match(match_id)``: claim that match and play it (a match queued again by
-  the sweep, or a single match); enqueued again after its back-off if it was put back.
+  the sweep, or a single match); enqueued again after its back-off if it was put back. A
+  match seating a remote bot is sent on to the workers that take remote bots
+  (:data:`~worker.app.REMOTE_QUEUE`): only the host its bot is connected to claims it.
 - ``arena.sweep()``: re-queue matches whose lease expired, and enqueue each again; send
   work for queued matches that no task works on, whatever the broker remembers; take a
   step of every running duel (run every :data:`SWEEP_S` seconds by ``arena scheduler``).
@@ -33,7 +35,7 @@ from kombu.exceptions import OperationalError
 
 from referee import settings
 from worker import duel, host
-from worker.app import app
+from worker.app import REMOTE_QUEUE, app
 from worker.store import MatchState, Store
 
 log = logging.getLogger(__name__)
@@ -103,6 +105,12 @@ def play_match(match_id: int) -> bool:
     """Claim and play one match; False if it was not claimable."""
     worker = host.current()
     state = worker.play_one(match_id)
+    if state is None and worker.remote is None and worker.store.seats_remote_bot(match_id):
+        # a remote bot's match: for the workers that take remote bots
+        try:
+            play_match.apply_async((match_id,), queue=REMOTE_QUEUE)
+        except (OperationalError, ConnectionError, OSError) as exc:
+            log.warning("match %d not sent to the remote bots' workers: %s", match_id, exc)
     if state == "queued" and not worker.stopping.is_set():
         _enqueue(play_match, match_id, worker.store.next_claim_in(match_id=match_id) or 0.0)
     return state is not None

@@ -12,6 +12,7 @@ from typing import Any
 from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples, json_argument
 from arena.commands.db import store_errors
+from referee import settings
 from referee.settings import arena_home
 
 
@@ -29,6 +30,25 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
     w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
+    w.add_argument(
+        "--remote",
+        metavar="HOST:PORT",
+        default=None,
+        help="also take remote bots, which dial this address over TLS with their owner's "
+        'API key (docs/bots.md, "Running your bot from home")',
+    )
+    w.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        default=None,
+        help="with --remote: the PEM certificate (chain) it serves (default ARENA_TLS_CERT)",
+    )
+    w.add_argument(
+        "--tls-key",
+        metavar="FILE",
+        default=None,
+        help="with --remote: the PEM private key (default ARENA_TLS_KEY)",
+    )
     w.set_defaults(func=cmd_worker)
     bench = add_command(
         bench_sub,
@@ -54,13 +74,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """Serve tasks until SIGTERM (finishing the matches in hand) or SIGINT."""
     from celery.signals import worker_shutdown, worker_shutting_down
 
+    from arena.app.remote import admitter
     from worker import broker, db, host
-    from worker.app import QUEUE, configure
+    from worker.app import QUEUE, REMOTE_QUEUE, configure
     from worker.sandbox import SandboxUnavailable
     from worker.store import Store
 
     if args.concurrency < 1:
         raise CommandError("--concurrency must be at least 1")
+    remote = _remote_args(args)
     logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(name)s %(message)s")
     with (
         store_errors(),
@@ -72,7 +94,12 @@ def cmd_worker(args: argparse.Namespace) -> int:
         import worker.tasks  # noqa: F401 - registers the tasks on the app
 
         try:
-            worker_host = host.start_host(store, redis_url)
+            worker_host = host.start_host(
+                store,
+                redis_url,
+                remote=remote,
+                admit=admitter(store) if remote else None,
+            )
         except SandboxUnavailable as exc:
             raise CommandError(str(exc)) from None
         host.install(worker_host)
@@ -91,7 +118,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                     "--concurrency",
                     str(args.concurrency),
                     "--queues",
-                    QUEUE,
+                    f"{QUEUE},{REMOTE_QUEUE}" if remote else QUEUE,
                     "--without-gossip",
                     "--without-mingle",
                     "--without-heartbeat",
@@ -112,6 +139,20 @@ def cmd_worker(args: argparse.Namespace) -> int:
             "see the log above"
         )
     return 0
+
+
+def _remote_args(args: argparse.Namespace) -> list[str]:
+    """What the worker's referee is started with to take remote bots: a TLS listener."""
+    if args.remote is None:
+        return []
+    found = settings.load()
+    cert, key = args.tls_cert or found.tls_cert, args.tls_key or found.tls_key
+    if cert is None or key is None:
+        raise CommandError(
+            "--remote needs a certificate and its key: --tls-cert and --tls-key (or "
+            "ARENA_TLS_CERT and ARENA_TLS_KEY); remote bots dial in over TLS only"
+        )
+    return ["--remote", args.remote, "--tls-cert", cert, "--tls-key", key]
 
 
 def _reap(worker_host: Any) -> None:

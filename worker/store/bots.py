@@ -34,6 +34,8 @@ _LABEL = re.compile(r"(.+)@v([0-9]+)", re.DOTALL)
 #: (or stored before qualification existed), waiting for or playing its qualification
 #: matches, passed, or failed (its report says why).
 QUALIFICATIONS = ("exempt", "qualifying", "qualified", "failed")
+#: A version's label in SQL, over bot_versions v and bots b (:meth:`BotStore.labels`).
+LABEL_SQL = "b.name || '@v' || v.version || CASE WHEN v.remote THEN ' (remote)' ELSE '' END"
 #: The qualifications that let a version be seated in new matches.
 PLAYABLE = ("exempt", "qualified")
 
@@ -277,6 +279,60 @@ class BotStore(StoreBase):
             )
         )
 
+    def remote_version(
+        self, bot_id: int, game: str, submitted_by: str, qualification: str = "qualifying"
+    ) -> BotVersion:
+        """The version a remote bot of ``game`` plays as (docs/bots.md, "Running your bot
+        from home"): it holds no code, only the manifest ``runtime = "remote"``; made on
+        its first connection, ``qualifying`` (or ``exempt``)."""
+        manifest = {"game": game, "command": [], "archive": "none", "runtime": "remote"}
+        archive = f"remote bot of {game}".encode()  # content-addressed: one per game
+        return self.add_bot_version(bot_id, archive, manifest, submitted_by, qualification)
+
+    def set_remote_online(self, version_id: int, host: str, agent: str) -> None:
+        """A remote bot's version is connected to ``host`` now (the newest connection
+        wins: a bot holds one)."""
+        self._run(
+            lambda conn: conn.execute(
+                "INSERT INTO remote_sessions (bot_version_id, host, agent) VALUES (%s, %s, %s)"
+                " ON CONFLICT (bot_version_id) DO UPDATE SET host = EXCLUDED.host,"
+                " agent = EXCLUDED.agent, connected_at = now(), seen_at = now()",
+                (version_id, host, agent[:200]),
+            )
+        )
+
+    def touch_remote(self, version_ids: Sequence[int], host: str) -> None:
+        """``host`` still holds these remote bots' connections."""
+        self._run(
+            lambda conn: conn.execute(
+                "UPDATE remote_sessions SET seen_at = now()"
+                " WHERE host = %s AND bot_version_id = ANY(%s)",
+                (host, list(version_ids)),
+            )
+        )
+
+    def set_remote_offline(self, version_id: int, host: str) -> None:
+        """A remote bot's connection to ``host`` ended (one to another host stays)."""
+        self._run(
+            lambda conn: conn.execute(
+                "DELETE FROM remote_sessions WHERE bot_version_id = %s AND host = %s",
+                (version_id, host),
+            )
+        )
+
+    def remote_online(self, version_ids: Sequence[int]) -> dict[int, str]:
+        """The host each of these remote bots' versions is connected to now, if any."""
+        from worker.store.matches import REMOTE_ONLINE_S
+
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT bot_version_id, host FROM remote_sessions"
+                " WHERE bot_version_id = ANY(%s) AND seen_at > now() - make_interval(secs => %s)",
+                (list(version_ids), REMOTE_ONLINE_S),
+            ).fetchall()
+        )
+        return {int(v): str(h) for v, h in rows}
+
     def bot_version(self, version_id: int) -> BotVersion:
         """A bot version by id."""
         return self._run(lambda conn: self._bot_version(conn, version_id))
@@ -303,10 +359,11 @@ class BotStore(StoreBase):
         return BotVersion(*row)
 
     def labels(self, version_ids: Sequence[int]) -> dict[int, str]:
-        """``name@vN`` for each bot version id."""
+        """``name@vN`` for each bot version id (``name@vN (remote)`` for a remote bot's:
+        standings, records and replays mark its seats)."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT v.id, b.name || '@v' || v.version FROM bot_versions v"
+                f"SELECT v.id, {LABEL_SQL} FROM bot_versions v"
                 " JOIN bots b ON b.id = v.bot_id WHERE v.id = ANY(%s)",
                 (list(version_ids),),
             ).fetchall()

@@ -15,8 +15,9 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from worker.store.base import StoreBase, StoreError
+from worker.store.bots import LABEL_SQL
 from worker.store.competitions import ScheduledMatch, SeatResultRow, TableResult
-from worker.store.matches import MATCH_STATES, seed_commitment
+from worker.store.matches import MATCH_STATES, REMOTE_ONLINE_S, seed_commitment
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +69,19 @@ def _ladder(row: Mapping[str, Any]) -> Ladder:
 
 #: The newest playable (qualified or exempt) version of every bot of the ladder's game,
 #: with its ladder rating and Elo; a retired bot, or one withdrawn from the ladder, leaves
-#: the pool (its finished matches are still rated).
-_POOL = """
-    SELECT DISTINCT ON (v.bot_id) v.id, b.name || '@v' || v.version, lr.mu, lr.sigma,
+#: the pool (its finished matches are still rated), and so does a remote bot while it is
+#: not connected (:data:`~worker.store.matches.REMOTE_ONLINE_S`).
+_POOL = f"""
+    SELECT DISTINCT ON (v.bot_id) v.id, {LABEL_SQL}, lr.mu, lr.sigma,
         coalesce(lr.games, 0), lr.last_played_at, r.rating
     FROM bot_versions v JOIN bots b ON b.id = v.bot_id
     LEFT JOIN ladder_ratings lr ON lr.ladder_id = %(ladder)s AND lr.bot_version_id = v.id
     LEFT JOIN ratings r ON r.game = v.game AND r.bot_version_id = v.id
     WHERE v.game = %(game)s AND b.retired_at IS NULL
       AND v.qualification IN ('exempt', 'qualified')
+      AND (NOT v.remote OR EXISTS (SELECT 1 FROM remote_sessions rs
+                                   WHERE rs.bot_version_id = v.id
+                                     AND rs.seen_at > now() - make_interval(secs => %(online)s)))
       AND NOT EXISTS (SELECT 1 FROM ladder_withdrawals w
                       WHERE w.ladder_id = %(ladder)s AND w.bot_id = b.id)
     ORDER BY v.bot_id, v.version DESC"""
@@ -141,11 +146,13 @@ class LadderStore(StoreBase):
         row = self._run(lambda conn: conn.execute(sql, (ladder_id, bot_id)).fetchone())
         return row is not None
 
+    @staticmethod
+    def _pool_params(ladder: Ladder) -> dict[str, Any]:
+        return {"ladder": ladder.id, "game": ladder.game, "online": REMOTE_ONLINE_S}
+
     def ladder_standings(self, ladder: Ladder) -> list[LadderStanding]:
         """The ladder's pool (the newest version of each bot of its game)."""
-        rows = self._run(
-            lambda conn: conn.execute(_POOL, {"ladder": ladder.id, "game": ladder.game}).fetchall()
-        )
+        rows = self._run(lambda conn: conn.execute(_POOL, self._pool_params(ladder)).fetchall())
         return [
             LadderStanding(int(v), str(label), mu, sigma, int(games), last, elo)
             for v, label, mu, sigma, games, last, elo in rows
@@ -186,7 +193,7 @@ class LadderStore(StoreBase):
                 pool = [
                     LadderStanding(int(v), str(label), mu, sigma, int(g), last, elo)
                     for v, label, mu, sigma, g, last, elo in conn.execute(
-                        _POOL, {"ladder": ladder.id, "game": ladder.game}
+                        _POOL, self._pool_params(ladder)
                     ).fetchall()
                 ]
                 results = _not_yet_rated(conn, ladder.id)

@@ -50,6 +50,18 @@ def seed_commitment(seed: int, salt: bytes) -> bytes:
     return hashlib.sha256(seed.to_bytes(8, "big") + salt).digest()
 
 
+#: How recently a remote bot's host must have seen it connected for it to be online
+#: (seconds): the host refreshes it every third of that (:mod:`worker.remote`).
+REMOTE_ONLINE_S = 15.0
+#: A claim's condition on a match's remote seats: each is connected to the claiming host.
+_REMOTE_SEATS_HERE = """NOT EXISTS (
+    SELECT 1 FROM match_seats rs JOIN bot_versions rv ON rv.id = rs.bot_version_id
+    WHERE rs.match_id = matches.id AND rv.remote
+      AND NOT EXISTS (SELECT 1 FROM remote_sessions r
+                      WHERE r.bot_version_id = rv.id AND r.host = %(remote_host)s
+                        AND r.seen_at > now() - make_interval(secs => %(online)s)))"""
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     """A match row and the bot version in each seat."""
@@ -297,6 +309,18 @@ class MatchStore(StoreBase):
 
         return self._run(op)
 
+    def seats_remote_bot(self, match_id: int) -> bool:
+        """Whether the queued match ``match_id`` seats a remote bot."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT 1 FROM matches m JOIN match_seats s ON s.match_id = m.id"
+                " JOIN bot_versions v ON v.id = s.bot_version_id"
+                " WHERE m.id = %s AND m.state = 'queued' AND v.remote LIMIT 1",
+                (match_id,),
+            ).fetchone()
+        )
+        return row is not None
+
     def claim_match(
         self,
         holder: str,
@@ -304,14 +328,17 @@ class MatchStore(StoreBase):
         lease_seconds: float = 60.0,
         match_id: int | None = None,
         tournament_id: int | None = None,
+        remote_host: str | None = None,
     ) -> Match | None:
         """Take a queued match (or one whose lease expired) for ``holder``, in one atomic
         statement; None when there is none (or ``match_id`` is not claimable, or the
         tournament ``tournament_id`` has none). A second caller never gets the same match
-        while the lease holds."""
+        while the lease holds. A match seating a remote bot is claimed only by the host
+        its bot is connected to (``remote_host``, :data:`REMOTE_ONLINE_S`)."""
         only = "AND id = %(id)s" if match_id is not None else ""
         if tournament_id is not None:
             only += " AND tournament_id = %(tournament)s"
+        only += f" AND {_REMOTE_SEATS_HERE}"
         # The lowest claimable id is the smaller of the first queued match (an index scan
         # of matches_queued in id order that stops at the first row it can lock) and the
         # first match whose lease expired (matches_running_lease; normally none). One scan
@@ -340,6 +367,8 @@ class MatchStore(StoreBase):
             "lease": lease_seconds,
             "id": match_id,
             "tournament": tournament_id,
+            "remote_host": remote_host,
+            "online": REMOTE_ONLINE_S,
         }
 
         def op(conn: psycopg.Connection) -> Match | None:

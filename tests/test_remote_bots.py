@@ -1,0 +1,225 @@
+"""Remote bots (docs/bots.md, "Running your bot from home"): a bot on its author's machine
+dials a worker host over TLS with its owner's API key; the worker checks the key, plays
+its qualification over the connection, and while it is online the ladder pairs it and
+that host plays its matches; it drops, reconnects and finishes them; its seats are
+marked remote; a wrong key, another owner's bot and a revoked key end it with the reason.
+Real Postgres, Redis, Celery worker and scheduler, referee, TLS and bot processes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.wire import decode_record
+from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
+from tests.referee_support import DroppingProxy, self_signed
+from worker import broker, db
+
+pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
+
+GAME = "hollywood-gin"
+RANDOM = str(EXAMPLES / "random_bot.py")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ThreadProxy:
+    """:class:`DroppingProxy` on a loop of its own thread, for a test that is not async."""
+
+    def __init__(self, target: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.proxy = DroppingProxy(target)
+        self.address = asyncio.run_coroutine_threadsafe(self.proxy.start(), self.loop).result(10)
+
+    def drop_all(self) -> None:
+        self.loop.call_soon_threadsafe(self.proxy.drop_all)
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.proxy.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture
+def remote_worker(platform_env: PlatformEnv, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A worker that takes remote bots on a TLS address: that address and its CA file."""
+    cert, key = self_signed()
+    (tmp_path / "cert.pem").write_bytes(cert)
+    (tmp_path / "key.pem").write_bytes(key)
+    address = f"127.0.0.1:{_free_port()}"
+    platform_env.start_worker(
+        2,
+        *("--remote", address),
+        *("--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem")),
+    )
+    yield address, tmp_path / "cert.pem"
+
+
+def _user(env: PlatformEnv, name: str) -> str:
+    made = env.arena("user", "create", name, "--json")
+    assert made.returncode == 0, made.stderr
+    return str(json.loads(made.stdout)["key"])
+
+
+def _run_remote(
+    env: PlatformEnv, tmp_path: Path, address: str, ca: Path, key: str, name: str
+) -> subprocess.Popen[str]:
+    """``arena bot run --platform`` on the author's machine: the key, the address and the
+    platform's CA only, no database, no broker."""
+    far = {
+        k: v
+        for k, v in env.env.items()
+        if k not in (db.DATABASE_URL_ENV, broker.REDIS_URL_ENV, broker.REDIS_PREFIX_ENV)
+    }
+    far.update(ARENA_API_KEY=key, ARENA_HOME=str(tmp_path / f"home-{name}"))
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "arena", "bot", "run", RANDOM),
+            *("--platform", address, "--name", name, "--game", GAME, "--tls-ca", str(ca)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=far,
+        cwd=ROOT,
+    )
+
+
+def _stop(process: subprocess.Popen[str]) -> str:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+    return err
+
+
+def _version_id(env: PlatformEnv, name: str) -> int | None:
+    bot = env.store.bot_by_name(name)
+    if bot is None:
+        return None
+    versions = env.store.bot_versions(bot.id)
+    return versions[-1].version.id if versions else None
+
+
+def test_a_remote_bot_plays_a_ladder_over_tls_drops_reconnects_and_finishes(
+    platform_env: PlatformEnv, remote_worker: tuple[str, Path], tmp_path: Path
+) -> None:
+    env = platform_env
+    address, ca = remote_worker
+    ann = _user(env, "ann")
+    house = env.arena(
+        "bot", "submit", RANDOM, "--name", "house", "--owner", "arena", "--game", GAME
+    )
+    assert house.returncode == 0, house.stderr
+    proxy = ThreadProxy(address)
+    bot = _run_remote(env, tmp_path, proxy.address, ca, ann, "annr")
+    try:
+        # it connects, qualifies over its connection, and is online
+        env.wait_for(lambda: _version_id(env, "annr") is not None, 120, "the bot to dial in")
+        version = _version_id(env, "annr")
+        assert version is not None
+        env.wait_for(
+            lambda: env.store.bot_version(version).qualification == "qualified",
+            120,
+            "its qualification over its connection:\n" + env.worker_log(),
+        )
+        assert env.store.bot_version(version).manifest["runtime"] == "remote"
+        env.wait_for(lambda: version in env.store.remote_online([version]), 60, "it to be online")
+        shown = json.loads(env.arena("bot", "show", "annr", "--json").stdout)
+        assert shown["owner"] == "ann" and shown["versions"][0]["qualification"] == "qualified"
+
+        # the ladder pairs it with the house bot; the worker it dialled plays its matches,
+        # never another worker (which would find no session of it)
+        env.start_worker()
+        ladder = env.store.start_ladder(GAME, GAME, {"in_flight": 2})
+        env.start_scheduler()
+
+        def done_with_it() -> list[int]:  # the ladder's: qualification matches are not stored
+            return [m.id for m in env.store.list_matches(bot_version_id=version, state="done")]
+
+        env.wait_for(lambda: len(done_with_it()) >= 2, 180, "two ladder matches played")
+        before = set(done_with_it())
+        proxy.drop_all()  # a network blip: every connection of the bot cut at once
+        env.wait_for(
+            lambda: len(set(done_with_it()) - before) >= 3,
+            180,
+            "three more matches after it reconnected:\n" + env.worker_log(),
+        )
+        assert bot.poll() is None, bot.stderr.read() if bot.stderr else ""
+        matches = env.store.list_matches(bot_version_id=version)
+        assert not [m.id for m in matches if m.state == "failed"]
+        # it played every match itself, to the end (but for the ones the blip cut)
+        for match_id in sorted(before) + sorted(set(done_with_it()) - before)[-2:]:
+            record = decode_record(env.store.record(match_id))
+            names = [seat.name for seat in record.seats]
+            assert "annr@v1 (remote)" in names, names
+            seat = names.index("annr@v1 (remote)")
+            assert record.seats[seat].status == "ok"
+
+        # offline, it is paired no more
+        _stop(bot)
+        env.wait_for(
+            lambda: version not in env.store.remote_online([version]), 60, "it to be offline"
+        )
+        pool = {line.label for line in env.store.ladder_standings(ladder)}
+        assert pool == {"house@v1"}, pool
+    finally:
+        _stop(bot)
+        proxy.close()
+
+
+def test_a_wrong_key_another_owners_bot_and_a_revoked_key_end_a_remote_bot_with_why(
+    platform_env: PlatformEnv, remote_worker: tuple[str, Path], tmp_path: Path
+) -> None:
+    env = platform_env
+    address, ca = remote_worker
+    ann, bob = _user(env, "ann"), _user(env, "bob")
+    env.arena("bot", "submit", RANDOM, "--name", "anns", "--game", GAME, "--owner", "ann")
+
+    wrong = _run_remote(env, tmp_path, address, ca, "0123456789ab." + "x" * 43, "annr")
+    assert wrong.wait(120) == 2
+    assert "no key of this platform" in _stop(wrong)
+    theirs = _run_remote(env, tmp_path, address, ca, bob, "anns")
+    assert theirs.wait(120) == 2
+    err = _stop(theirs)
+    assert "user bob may not play bot 'anns', which belongs to ann" in err, err
+
+    # her own bot plays; when her key is revoked, its session ends with the reason
+    mine = _run_remote(env, tmp_path, address, ca, ann, "annr")
+    try:
+        env.wait_for(lambda: _version_id(env, "annr") is not None, 120, "the bot to dial in")
+        version = _version_id(env, "annr")
+        assert version is not None
+        env.wait_for(lambda: version in env.store.remote_online([version]), 60, "it to be online")
+        prefix = ann.split(".", 1)[0]
+        revoked = env.arena("user", "key", "revoke", prefix)
+        assert revoked.returncode == 0, revoked.stderr
+        assert mine.wait(120) == 2
+        err = _stop(mine)
+        assert "was revoked" in err, err
+        env.wait_for(
+            lambda: version not in env.store.remote_online([version]), 60, "it to be offline"
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            _stop(mine)
+    assert os.environ.get("ARENA_API_KEY") is None  # the test run itself holds no key
