@@ -217,6 +217,8 @@ NOT_RUN: dict[str, str] = {
     "logs in to one)",
     "ARENA_API_KEY=": "KEY stands for a key `arena user create` printed (tests/test_users.py "
     "submits with keys)",
+    "ARENA_PLATFORM=": "needs a platform served by `arena web` and its workers "
+    "(tests/test_remote.py submits with --wait to one)",
 }
 
 #: Blocks that are neither commands nor runnable code, and why they are not checked here.
