@@ -59,11 +59,14 @@ class PlatformEnv:
     home: Path
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def arena(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-        """Run an ``arena`` command to its end."""
+    def arena(
+        self, *args: str, timeout: float = 240, key: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run an ``arena`` command to its end (as the user whose API key is ``key``; else
+        as the operator)."""
         return subprocess.run(
             [sys.executable, "-m", "arena", *args],
-            env=self.env,
+            env=self.env if key is None else {**self.env, "ARENA_API_KEY": key},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -115,6 +118,12 @@ class PlatformEnv:
         run = self.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
         assert run.returncode == 0, run.stderr + self.worker_log()
         return list(self.store.tournament_results(tournament))
+
+    def user(self, name: str) -> str:
+        """Make the user ``name``; their API key."""
+        made = self.arena("user", "create", name, "--json")
+        assert made.returncode == 0, made.stderr
+        return str(json.loads(made.stdout)["key"])
 
     def wait_for(self, predicate: object, timeout: float, what: str) -> None:
         """Poll ``predicate()`` until true; fail naming ``what`` after ``timeout``."""

@@ -8,6 +8,7 @@ that limit. Nothing here is timed."""
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 
 from tests.test_sandbox import Versions, pool  # noqa: F401  (the fixture)
@@ -52,7 +53,10 @@ def test_spinning_bots_each_get_an_equal_share_under_the_bots_parent_group(
         assert group is not None and group.cpu is not None
         assert group.cpu.parent == groups.cpu
         assert weight(group.cpu, groups.version) == default
-        pids = group.pids_in()
+        # the process enters its group as it starts, a moment after the pool returns
+        deadline = time.monotonic() + 60
+        while not (pids := group.pids_in()) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert pids, "the bot's processes are in its group"
         for pid in pids:
             assert cpu_group_of(pid).rstrip("/").endswith(f"/{cgroups.PARENT}/{group.cpu.name}")

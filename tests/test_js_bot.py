@@ -79,9 +79,13 @@ def test_js_bot_submitted_as_a_folder_plays_a_tournament(platform_env: PlatformE
     ARENA_PROTO); its own node_modules is not submitted."""
     assert (RUNTIME / "@grpc" / "grpc-js").is_dir(), "run make node-runtime first"
     env, game = platform_env, "hollywood-gin"
-    done = env.arena("bot", "submit", str(JS), "--game", game, "--name", "js-bot", "--json")
+    ann = env.user("ann")  # a user's version: it qualifies first
+    done = env.arena(
+        "bot", "submit", str(JS), "--game", game, "--name", "js-bot", "--json", key=ann
+    )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["command"] == ["node", "bot.js"]
+    stored = json.loads(done.stdout)
+    assert stored["command"] == ["node", "bot.js"] and stored["qualification"] == "qualified"
     done = env.arena("bot", "submit", str(EXAMPLES / "heuristic_bot.py"), "--name", "house",
                      "--owner", "arena", "--game", game)  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -260,7 +260,7 @@ def test_d6_failed_matches_fail_the_run_and_retry_puts_them_back_once(
 def test_d6_worker_stops_saying_why_when_no_referee_will_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def no_referee() -> None:
+    def no_referee(**_: object) -> None:
         raise RefereeGone("the worker's referee did not start (it said 'port in use')")
 
     signals: list[int] = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from starlette.testclient import TestClient
 
 from arena.commands.bot import build_archive
 from arena.site import create_site
-from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
+from tests.platform_support import EXAMPLES, PlatformEnv
 from worker import broker
 from worker.store import Store
 
@@ -46,20 +45,7 @@ if __name__ == "__main__":
 
 
 def _as(env: PlatformEnv, key: str, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *argv],
-        env={**env.env, "ARENA_API_KEY": key},
-        capture_output=True,
-        text=True,
-        timeout=240,
-        cwd=ROOT,
-    )
-
-
-def _user(env: PlatformEnv, name: str) -> str:
-    made = env.arena("user", "create", name, "--json")
-    assert made.returncode == 0, made.stderr
-    return str(json.loads(made.stdout)["key"])
+    return env.arena(*argv, key=key)
 
 
 def _version(store: Store, name: str, version: int = -1) -> Any:
@@ -70,7 +56,7 @@ def _version(store: Store, name: str, version: int = -1) -> Any:
 
 def test_a_users_new_version_qualifies_before_it_plays(platform_env: PlatformEnv) -> None:
     env = platform_env
-    ann = _user(env, "ann")
+    ann = env.user("ann")
     done = _as(env, ann, "bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
     assert done.returncode == 0, done.stderr
     assert "2 seats: ok" in done.stdout and "anns@v1: qualified: it plays" in done.stdout
@@ -95,7 +81,7 @@ def test_a_version_that_crashes_on_its_first_decision_fails_and_its_owner_is_tol
     platform_env: PlatformEnv, tmp_path: Path
 ) -> None:
     env = platform_env
-    ann, bob = _user(env, "ann"), _user(env, "bob")
+    ann, bob = env.user("ann"), env.user("bob")
     _as(env, ann, "bot", "submit", RANDOM, "--name", "anns", "--game", GAME)  # v1 qualifies
     crasher = tmp_path / "crasher.py"
     crasher.write_text(CRASHER)
@@ -161,7 +147,7 @@ def test_the_workers_qualify_a_version_submitted_through_the_api(
 ) -> None:
     env = platform_env
     monkeypatch.setenv(broker.REDIS_PREFIX_ENV, env.env[broker.REDIS_PREFIX_ENV])
-    ann = _user(env, "ann")
+    ann = env.user("ann")
     auth = {"authorization": f"Bearer {ann}"}
     crasher = tmp_path / "crasher.py"
     crasher.write_text(CRASHER)

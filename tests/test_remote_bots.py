@@ -71,12 +71,6 @@ def remote_worker(platform_env: PlatformEnv, tmp_path: Path) -> Iterator[tuple[s
     yield address, tmp_path / "cert.pem"
 
 
-def _user(env: PlatformEnv, name: str) -> str:
-    made = env.arena("user", "create", name, "--json")
-    assert made.returncode == 0, made.stderr
-    return str(json.loads(made.stdout)["key"])
-
-
 def _run_remote(
     env: PlatformEnv, tmp_path: Path, address: str, ca: Path, key: str, name: str
 ) -> subprocess.Popen[str]:
@@ -125,7 +119,7 @@ def test_a_remote_bot_plays_a_ladder_over_tls_drops_reconnects_and_finishes(
 ) -> None:
     env = platform_env
     address, ca = remote_worker
-    ann = _user(env, "ann")
+    ann = env.user("ann")
     house = env.arena(
         "bot", "submit", RANDOM, "--name", "house", "--owner", "arena", "--game", GAME
     )
@@ -192,7 +186,7 @@ def test_a_wrong_key_another_owners_bot_and_a_revoked_key_end_a_remote_bot_with_
 ) -> None:
     env = platform_env
     address, ca = remote_worker
-    ann, bob = _user(env, "ann"), _user(env, "bob")
+    ann, bob = env.user("ann"), env.user("bob")
     env.arena("bot", "submit", RANDOM, "--name", "anns", "--game", GAME, "--owner", "ann")
 
     wrong = _run_remote(env, tmp_path, address, ca, "0123456789ab." + "x" * 43, "annr")

@@ -37,8 +37,9 @@ def test_the_starter_bot_plays_a_tournament_against_the_house_bots(
     checked = env.arena(*check)
     assert checked.returncode == 0 and "qualified for" in checked.stdout, checked.stdout
     submit = shlex.split(submit_hint.removeprefix("submit it with: "))[1:]  # as printed
-    done = env.arena(*submit)
+    done = env.arena(*submit, key=env.user("ann"))  # a user's: it qualifies first
     assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("starter@v1: qualified: it plays\n"), done.stdout
     house = []
     for name in ("random_bot", "heuristic_bot"):
         label = f"house-{name}"

@@ -37,7 +37,6 @@ from arena.commands import (
     plain_table,
     print_table,
 )
-from arena.commands.bot_check import print_report
 from arena.commands.db import with_store
 from arena.remote import remote
 from worker.store import BotVersion, Store
@@ -657,3 +656,28 @@ def _version_row(v: dict[str, Any]) -> tuple[str, ...]:
         v["qualification"],
         _rating_text(v["elo"], v["games"]),
     )
+
+
+def print_report(report: dict[str, Any], *, verdict: bool = True) -> None:
+    """The report as text: a line per match, what went wrong and (``verdict``) whether
+    the bot may be submitted."""
+    for m in report["matches"]:
+        print(f"{m['seats']} seats: {m['status']}")
+        if m["ok"]:
+            continue
+        print(f"  why: {m['reason']}")
+        decision = m.get("decision")
+        if decision is not None:
+            print(f"  failed on action {decision['action']} ({decision['source']}); it was given:")
+            print("  view: " + json.dumps(decision["view"], sort_keys=True))
+            print("  legal actions: " + ", ".join(decision["legal_actions"]))
+        if m.get("stderr"):
+            print("  its standard error ended:")
+            for line in m["stderr"].rstrip().splitlines()[-20:]:
+                print(f"    {line}")
+    if not verdict:
+        return
+    if report["qualified"]:
+        print(f"qualified for {report['game']}: it may be submitted")
+    else:
+        print(f"not qualified for {report['game']}: fix it, check it again, then submit")

@@ -16,6 +16,7 @@ from arena.app import bots as app_bots
 from arena.app.errors import Invalid
 from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument
+from arena.commands.bot import package, print_report
 
 
 def register(sub: Any, bench_sub: Any) -> None:
@@ -38,7 +39,6 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Qualify the bot at ``args.path``; exit 0 when it passes, 1 when it fails."""
-    from arena.commands.bot import package
     from referee.engine import UnknownGameError
     from referee.games import get_game
     from worker.qualify import qualify
@@ -64,28 +64,3 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         print_report(report)
     return 0 if report["qualified"] else 1
-
-
-def print_report(report: dict[str, Any], *, verdict: bool = True) -> None:
-    """The report as text: a line per match, what went wrong and (``verdict``) whether
-    the bot may be submitted."""
-    for m in report["matches"]:
-        print(f"{m['seats']} seats: {m['status']}")
-        if m["ok"]:
-            continue
-        print(f"  why: {m['reason']}")
-        decision = m.get("decision")
-        if decision is not None:
-            print(f"  failed on action {decision['action']} ({decision['source']}); it was given:")
-            print("  view: " + json.dumps(decision["view"], sort_keys=True))
-            print("  legal actions: " + ", ".join(decision["legal_actions"]))
-        if m.get("stderr"):
-            print("  its standard error ended:")
-            for line in m["stderr"].rstrip().splitlines()[-20:]:
-                print(f"    {line}")
-    if not verdict:
-        return
-    if report["qualified"]:
-        print(f"qualified for {report['game']}: it may be submitted")
-    else:
-        print(f"not qualified for {report['game']}: fix it, check it again, then submit")
