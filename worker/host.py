@@ -363,9 +363,22 @@ class Host:
                 )
             if done:
                 self._keep_logs(match, live)
+                self._keep_limits(match)
             return "done" if done else "lost"
         finally:
             link.release(referee_id)
+
+    def _keep_limits(self, match: Match) -> None:
+        """Note, beside their status, the seats whose bot a limit of the sandbox stopped."""
+        limits = {
+            seat: limit
+            for seat, version in enumerate(match.seats)
+            if (limit := self.pool.stopped_by(version)) is not None
+        }
+        try:
+            self.store.mark_stopped_by(match.id, limits)
+        except Exception:
+            log.exception("match %d: the limits that stopped its bots could not be noted", match.id)
 
     def _keep_logs(self, match: Match, live: _Live) -> None:
         """Keep what each seat's bot wrote while the match was played (its owner's to

@@ -265,13 +265,24 @@ class BotPool:
             code = bot.process.returncode
             bot.log.thread.join(1.0)  # what it wrote before it died
             lines = bot.log.text().strip().splitlines()
-            limit = bot.group.stopped_by() if bot.group is not None else None
-            if limit is None and self.sandbox.on:
-                limit = RLIMIT_SIGNALS.get(_signal_of(code))
+            limit = self._stopped_by(bot)
         said = f": {lines[-1][:300]}" if lines else ""
         if limit is not None:
             return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
         return f"its bot process exited with code {code}{said}"
+
+    def stopped_by(self, version_id: int) -> str | None:
+        """Which limit of the sandbox stopped ``version_id``'s process, if it is gone and
+        one did: ``memory``, ``processes``, ``cpu`` (its CPU time) or ``file size``."""
+        with self._lock:
+            bot = self.processes.get(version_id)
+            return None if bot is None or bot.alive else self._stopped_by(bot)
+
+    def _stopped_by(self, bot: BotProcess) -> str | None:
+        limit = bot.group.stopped_by() if bot.group is not None else None
+        if limit is None and self.sandbox.on:
+            limit = RLIMIT_SIGNALS.get(_signal_of(bot.process.returncode))
+        return limit
 
     def _limit(self, which: str) -> str:
         limits = self.sandbox.limits

@@ -64,6 +64,7 @@ def show(store: Store, actor: Actor, match_id: int) -> dict[str, Any]:
                         "score": seats[i].score,
                         "status": seats[i].status,
                         "forfeit": seats[i].forfeit,
+                        "stopped_by": seats[i].stopped_by,
                     }
                     if seats
                     else {}

@@ -265,6 +265,7 @@ def summary(stored: StoredMatch, *, seat: int | None = None) -> dict[str, Any]:
                 "forfeited": entry.forfeited,
                 "rank": results[i].rank if i in results else None,
                 "score": results[i].score if i in results else None,
+                "stopped_by": getattr(results.get(i), "stopped_by", None),
             }
             for i, entry in enumerate(record.seats)
         ],

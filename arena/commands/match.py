@@ -316,6 +316,11 @@ def _print_match(out: dict[str, Any], args: argparse.Namespace) -> int:
     for seat in out["seats"]:
         result = (
             f": {place(seat['rank'])}, score {seat['score']}, {seat['status']}"
+            + (
+                f" (stopped by the sandbox's {seat['stopped_by']} limit)"
+                if seat.get("stopped_by")
+                else ""
+            )
             + (", forfeited" if seat["forfeit"] else "")
             if "rank" in seat
             else ""

@@ -45,6 +45,9 @@ class SeatOutcome:
     score: int
     status: SeatStatus = "ok"
     forfeit: bool = False
+    #: The sandbox's limit that stopped its bot (``memory``, ``processes``, ``cpu``,
+    #: ``file size``), when one did.
+    stopped_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -729,11 +729,22 @@ class MatchStore(StoreBase):
                 entries.append(RecordEntry(match_id, value=value))
         return entries
 
+    def mark_stopped_by(self, match_id: int, limits: Mapping[int, str]) -> None:
+        """Note which limit of the sandbox stopped each of these seats' bots."""
+        if not limits:
+            return
+        self._run(
+            lambda conn: conn.cursor().executemany(
+                "UPDATE match_seats SET stopped_by = %s WHERE match_id = %s AND seat = %s",
+                [(limit, match_id, seat) for seat, limit in limits.items()],
+            )
+        )
+
     def seat_results(self, match_id: int) -> list[SeatOutcome]:
         """The seat results of a finished match."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT seat, rank, score, status, forfeit FROM match_seats"
+                "SELECT seat, rank, score, status, forfeit, stopped_by FROM match_seats"
                 " WHERE match_id = %s AND rank IS NOT NULL ORDER BY seat",
                 (match_id,),
             ).fetchall()
