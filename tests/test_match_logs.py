@@ -13,6 +13,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from arena.site import create_site
+from arena.web.app import SESSION_COOKIE
 from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
 from worker.pool import MATCH_LOG
 
@@ -96,4 +97,29 @@ def test_a_bots_log_of_a_match_is_its_owners_and_the_operators(
         assert mine.status_code == 200 and mine.json()["log"] == out["log"]
         assert api.get(f"/api/v1/matches/{match.id}").json()["seats"]  # the match is public
         page = api.get(f"/matches/{match.id}").text
-        assert "thinking about" not in page  # nor on its page
+        assert "thinking about" not in page  # nor on its page, to anyone without a key
+
+    # signed in to the pages, its owner (and an operator) sees it on the match's page
+    with TestClient(create_site(env.store)) as web:
+        wrong = web.post("/signin", data={"key": "0123456789ab." + "x" * 43})
+        assert wrong.status_code == 401 and "no key of this platform" in wrong.text
+        assert SESSION_COOKIE not in web.cookies
+        done = web.post("/signin", data={"key": ann}, follow_redirects=False)
+        assert done.status_code == 303 and SESSION_COOKIE in web.cookies
+        assert "httponly" in done.headers["set-cookie"].lower()
+        page = web.get(f"/matches/{match.id}").text
+        assert "ann" in page and "Sign out" in page
+        assert f'id="log-seat-{seat}"' in page and "thinking about" in page
+        assert f'id="log-seat-{1 - seat}"' not in page  # bob's bot: not hers
+        web.post("/signout")
+        assert "thinking about" not in web.get(f"/matches/{match.id}").text
+    with TestClient(create_site(env.store)) as web:
+        web.post("/signin", data={"key": bob})
+        page = web.get(f"/matches/{match.id}").text
+        assert "bob" in page and "thinking about" not in page
+    with TestClient(create_site(env.store)) as web:  # a revoked key ends its session
+        web.post("/signin", data={"key": ann})
+        assert "thinking about" in web.get(f"/matches/{match.id}").text
+        assert env.arena("user", "key", "revoke", ann.split(".", 1)[0]).returncode == 0
+        page = web.get(f"/matches/{match.id}").text
+        assert "thinking about" not in page and "Sign in" in page

@@ -271,6 +271,32 @@ def authenticate(store: Store, key: str, *, source: str = "the API key") -> Acto
         raise Unauthorized(_refusal(refused, source)) from None
 
 
+#: How long a web session lasts (hours).
+WEB_SESSION_HOURS = 12.0
+
+
+def sign_in(store: Store, key: str) -> tuple[Actor, str]:
+    """Open a web session with the API key ``key``: its actor and the session's token;
+    :class:`Unauthorized` as :func:`authenticate` says it."""
+    try:
+        user, token = store.open_web_session(key, WEB_SESSION_HOURS)
+    except KeyRefused as refused:
+        raise Unauthorized(_refusal(refused, "the key")) from None
+    return Actor.of(user), token
+
+
+def session_actor(store: Store, token: str | None) -> Actor:
+    """Who a web session's token signs in: anyone without a key when there is none, or
+    it has expired or its key was revoked."""
+    user = None if not token else store.web_session_user(token)
+    return ANONYMOUS if user is None else Actor.of(user)
+
+
+def sign_out(store: Store, token: str) -> None:
+    """End the web session of ``token`` (anyone holding it may)."""
+    store.close_web_session(token)
+
+
 def _refusal(refused: KeyRefused, source: str) -> str:
     if refused.problem is KeyProblem.MALFORMED:
         return (

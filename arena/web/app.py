@@ -7,8 +7,10 @@ functions that Starlette runs in its thread pool."""
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
+import logging
 import math
 import threading
 from collections import Counter
@@ -16,9 +18,11 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -32,10 +36,18 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.app import deals, pages, replay
-from arena.app.actors import ANONYMOUS
-from arena.app.errors import AppError, Held, NotFound
+from arena.app import deals, matches, pages, replay
+from arena.app.actors import (
+    ANONYMOUS,
+    WEB_SESSION_HOURS,
+    Actor,
+    session_actor,
+    sign_in,
+    sign_out,
+)
+from arena.app.errors import AppError, Forbidden, Held, NotFound, Unauthorized
 from arena.web import inputs
 from referee.games import game_names, get_game
 from referee.record import SeatStatus
@@ -46,6 +58,7 @@ if TYPE_CHECKING:
     from worker.store import Store
 
 HERE = Path(__file__).parent
+log = logging.getLogger(__name__)
 #: HTTP status of each reason a page cannot be shown.
 STATUS = {
     "bad": 400,
@@ -151,11 +164,43 @@ def _replay_work(
     return run
 
 
+#: Who the request being answered signed in as (:class:`SignedIn`): anyone, by default.
+_SIGNED_IN: contextvars.ContextVar[Actor] = contextvars.ContextVar("signed_in", default=ANONYMOUS)
+#: The cookie that holds a web session's token (docs/viewer.md, "Signing in").
+SESSION_COOKIE = "arena_session"
+#: The most a sign-in form's body may hold (bytes): a key is 56 characters.
+SIGN_IN_BYTES = 4096
+
+
+class SignedIn:
+    """ASGI middleware: the actor a request's session cookie signs in, for the pages to
+    read as (anyone without a key when there is none, or it ended)."""
+
+    def __init__(self, app: ASGIApp, store: Store) -> None:
+        self.app, self.store = app, store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        token = Request(scope).cookies.get(SESSION_COOKIE)
+        actor = ANONYMOUS
+        if token:
+            actor = await run_in_threadpool(session_actor, self.store, token)
+        reset = _SIGNED_IN.set(actor)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _SIGNED_IN.reset(reset)
+
+
 class Viewer:
     """The pages, over one store."""
 
-    #: Who the pages read as: anyone (they take no key).
-    actor = ANONYMOUS
+    @property
+    def actor(self) -> Actor:
+        """Who the pages read as: the signed-in user, else anyone."""
+        return _SIGNED_IN.get()
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -165,8 +210,46 @@ class Viewer:
         self.replay_slots = threading.BoundedSemaphore(REPLAY_SLOTS)
 
     def page(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        """Template ``name`` rendered with ``context``."""
+        """Template ``name`` rendered with ``context`` (and who is signed in)."""
+        context.setdefault("signed_in", self.actor.name)
         return HTMLResponse(self.env.get_template(name).render(**context), status_code=status)
+
+    # -- signing in --------------------------------------------------------------------
+
+    async def sign_in(self, request: Request) -> Response:
+        """The form (GET); a key given (POST) opens a session kept in a cookie."""
+        if request.method == "GET":
+            return self.page("signin.html")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > SIGN_IN_BYTES:
+                return self.page("signin.html", 413, message="the form is too long")
+        key = (parse_qs(body.decode("utf-8", "replace")).get("key") or [""])[0]
+        try:
+            actor, token = await run_in_threadpool(sign_in, self.store, key)
+        except Unauthorized as exc:
+            return self.page("signin.html", 401, message=str(exc))
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE,
+            token,
+            max_age=int(WEB_SESSION_HOURS * 3600),
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+        log.info("%s signed in to the pages", actor)
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        """End the session of the cookie, and the cookie."""
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:
+            await run_in_threadpool(sign_out, self.store, token)
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(SESSION_COOKIE)
+        return response
 
     # -- pages -----------------------------------------------------------------------------
 
@@ -342,7 +425,23 @@ class Viewer:
             step=step,
             course=_course_chart(info["course"], step),
             deal=pages.deal(self.store, self.actor, match_id),
+            logs=self._logs(match_id, len(stored.record.seats)),
         )
+
+    def _logs(self, match_id: int, seats: int) -> dict[int, str]:
+        """What each seat's bot wrote that the signed-in user may read (their own bots';
+        an operator's, all)."""
+        if self.actor.name is None:
+            return {}
+        logs = {}
+        for seat in range(seats):
+            try:
+                text = matches.log(self.store, self.actor, match_id, seat)["log"]
+            except Forbidden:
+                continue
+            if text:
+                logs[seat] = text
+        return logs
 
     def live(self, request: Request) -> Response:
         match_id = request.path_params["id"]
@@ -759,6 +858,8 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         Route("/api/matches/{id:id}", viewer.api_match),
         Route("/api/matches/{id:id}/steps/{step:id}", viewer.api_step),
         Route("/api/matches/{id:id}/export", viewer.api_export),
+        Route("/signin", viewer.sign_in, methods=["GET", "POST"]),
+        Route("/signout", viewer.sign_out, methods=["POST"]),
         Route("/favicon.ico", favicon),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
@@ -767,7 +868,8 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         middleware=[
             Middleware(
                 inputs.CheckInputs, refuse=lambda scope, status, m: refuse(scope["path"], m, status)
-            )
+            ),
+            Middleware(SignedIn, store=store),
         ],
         exception_handlers={
             inputs.BadInput: bad_input,

@@ -309,9 +309,54 @@ class UserStore(StoreBase):
             raise KeyRefused(KeyProblem.REVOKED, key)
         return user
 
+    def open_web_session(self, key_text: str, hours: float) -> tuple[User, str]:
+        """Check the key ``key_text`` (:meth:`check_key`) and open a web session of its
+        user for ``hours``: the user and the session's token (only its hash is kept)."""
+        user = self.check_key(key_text)
+        prefix = key_text.strip().split(".", 1)[0]
+        token = secrets.token_urlsafe(32)
+
+        def op(conn: psycopg.Connection) -> None:
+            conn.execute("DELETE FROM web_sessions WHERE expires_at < now()")
+            conn.execute(
+                "INSERT INTO web_sessions (token_hash, key_id, expires_at)"
+                " SELECT %s, id, now() + make_interval(secs => %s) FROM api_keys"
+                " WHERE prefix = %s",
+                (_token_hash(token), hours * 3600, prefix),
+            )
+
+        self._run(op)
+        return user, token
+
+    def web_session_user(self, token: str) -> User | None:
+        """The user of an open web session: None if the token is no session's, or its
+        session expired, or the key it was opened with was revoked."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT u.id, u.name, u.operator, u.created_at FROM web_sessions s"
+                " JOIN api_keys k ON k.id = s.key_id JOIN users u ON u.id = k.user_id"
+                " WHERE s.token_hash = %s AND s.expires_at > now() AND k.revoked_at IS NULL",
+                (_token_hash(token),),
+            ).fetchone()
+        )
+        return None if row is None else User(*row)
+
+    def close_web_session(self, token: str) -> None:
+        """End a web session (signing out)."""
+        self._run(
+            lambda conn: conn.execute(
+                "DELETE FROM web_sessions WHERE token_hash = %s", (_token_hash(token),)
+            )
+        )
+
     @staticmethod
     def _user_missing(conn: psycopg.Connection, name: str) -> bool:
         return conn.execute("SELECT 1 FROM users WHERE name = %s", (name,)).fetchone() is None
+
+
+def _token_hash(token: str) -> str:
+    """What is kept of a web session's token: a random 256-bit token needs no salt."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _key_or_none(conn: psycopg.Connection, where: str, value: object) -> ApiKey | None:
