@@ -130,6 +130,8 @@ def test_a_version_that_crashes_on_its_first_decision_fails_and_its_owner_is_tol
         page = site.get("/bots/anns").text
         assert "anns@v2 failed its qualification" in page and "crashed" in page
         assert "error instead of an answer" in page and "ZeroDivisionError" not in page
+        site.post("/signin", data={"key": ann})  # signed in, its owner sees what it wrote
+        assert "ZeroDivisionError" in site.get("/bots/anns").text
 
 
 def _submission(path: Path) -> dict[str, Any]:
