@@ -155,14 +155,16 @@ def remote_bot(address: str, ca: Path, api_key: str, name: str) -> subprocess.Po
     )
 
 
-def create(remote: Remote, sessions: list[str], seed: int = 1) -> match_pb2.CreateMatchResponse:
+def create(
+    remote: Remote, sessions: list[str], seed: int = 1, decision_ms: int = 3000
+) -> match_pb2.CreateMatchResponse:
     """A one-hand Hollywood Gin match whose seats go to ``sessions`` (``""``: a token)."""
     request = match_pb2.CreateMatchRequest(
         game="hollywood-gin",
         seed=seed,
         seat_names=["remote", "local"],
         seat_sessions=sessions,
-        clock=common_pb2.ClockRules(decision_ms=3000, bank_ms=5000, join_ms=30_000),
+        clock=common_pb2.ClockRules(decision_ms=decision_ms, bank_ms=5000, join_ms=30_000),
     )
     request.options["max_hands"].int_value = 1
     reply: match_pb2.CreateMatchResponse = remote.link.stub.CreateMatch(
@@ -263,7 +265,8 @@ def test_a_remote_bot_whose_connection_drops_is_admitted_again_and_finishes(
         address = await proxy.start()
         bot = remote_bot(address, remote.ca, "good", "blip")
         try:
-            m = create(remote, [sid, ""], seed=4)
+            # time enough to dial in again and be admitted again on a loaded machine
+            m = create(remote, [sid, ""], seed=4, decision_ms=60_000)
             # the local seat is played here, so that the drop comes in mid-match
             async with grpc.aio.insecure_channel(remote.referee.address) as channel:
                 call = channel.stream_stream("/rummyarena.v1.Referee/Play")()

@@ -31,6 +31,13 @@ def register(sub: Any, bench_sub: Any) -> None:
     w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
     w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
     w.add_argument(
+        "--node-name",
+        metavar="NAME",
+        default=None,
+        help="the Celery node's name, for `celery inspect` (default celery@HOST; several "
+        "workers on one host each need their own, e.g. worker1@%%h)",
+    )
+    w.add_argument(
         "--remote",
         metavar="HOST:PORT",
         default=None,
@@ -119,6 +126,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                     str(args.concurrency),
                     "--queues",
                     f"{QUEUE},{REMOTE_QUEUE}" if remote else QUEUE,
+                    *(("--hostname", args.node_name) if args.node_name else ()),
                     "--without-gossip",
                     "--without-mingle",
                     "--without-heartbeat",
