@@ -251,6 +251,14 @@ def self_signed() -> tuple[bytes, bytes]:
     return cert.public_bytes(serialization.Encoding.PEM), key_pem
 
 
+def write_self_signed(folder: Path) -> tuple[Path, Path]:
+    """:func:`self_signed`'s certificate (its own CA) and key, as files in ``folder``."""
+    cert, key = self_signed()
+    (folder / "cert.pem").write_bytes(cert)
+    (folder / "key.pem").write_bytes(key)
+    return folder / "cert.pem", folder / "key.pem"
+
+
 class DroppingProxy:
     """A TCP proxy to the referee whose connections can all be dropped at once (a
     network blip); it keeps accepting new ones."""
@@ -272,6 +280,7 @@ class DroppingProxy:
         async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
+                    await self.forwarding()
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, OSError):
@@ -280,6 +289,9 @@ class DroppingProxy:
                 dst.close()
 
         await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+    async def forwarding(self) -> None:
+        """Awaited before each chunk is passed on (a subclass may hold it back)."""
 
     def drop_all(self) -> None:
         for w in self.writers:

@@ -22,7 +22,7 @@ import pytest
 
 from referee.wire import decode_record
 from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
-from tests.referee_support import DroppingProxy, self_signed
+from tests.referee_support import DroppingProxy, write_self_signed
 from worker import broker, db
 
 pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
@@ -59,16 +59,12 @@ class ThreadProxy:
 @pytest.fixture
 def remote_worker(platform_env: PlatformEnv, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A worker that takes remote bots on a TLS address: that address and its CA file."""
-    cert, key = self_signed()
-    (tmp_path / "cert.pem").write_bytes(cert)
-    (tmp_path / "key.pem").write_bytes(key)
+    cert, key = write_self_signed(tmp_path)
     address = f"127.0.0.1:{_free_port()}"
     platform_env.start_worker(
-        2,
-        *("--remote", address),
-        *("--tls-cert", str(tmp_path / "cert.pem"), "--tls-key", str(tmp_path / "key.pem")),
+        2, *("--remote", address), *("--tls-cert", str(cert), "--tls-key", str(key))
     )
-    yield address, tmp_path / "cert.pem"
+    yield address, cert
 
 
 def _run_remote(

@@ -32,10 +32,10 @@ from tests.referee_support import (
     RefereeProcess,
     answer,
     join,
-    self_signed,
     start_bot,
     statuses,
     wait_all,
+    write_self_signed,
 )
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 
@@ -110,11 +110,7 @@ class Remote:
 @pytest.fixture(scope="module")
 def pem(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The certificate (also the bots' CA) and key files."""
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = self_signed()
-    (folder / "cert.pem").write_bytes(cert)
-    (folder / "key.pem").write_bytes(key)
-    return folder / "cert.pem", folder / "key.pem"
+    return write_self_signed(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="module")

@@ -34,6 +34,7 @@ from tests.referee_support import (
     start_bot,
     statuses,
     wait_all,
+    write_self_signed,
 )
 from tests.test_referee_sessions import completed_ok, create, open_session, start_session_bot, stop
 
@@ -46,11 +47,7 @@ BEAT_S = 0.5
 @pytest.fixture(scope="module")
 def pem(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The certificate (also the clients' CA) and key files."""
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = self_signed()
-    (folder / "cert.pem").write_bytes(cert)
-    (folder / "key.pem").write_bytes(key)
-    return folder / "cert.pem", folder / "key.pem"
+    return write_self_signed(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture(scope="module")
@@ -159,22 +156,8 @@ class FreezingProxy(DroppingProxy):
         self.flowing = asyncio.Event()
         self.flowing.set()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
-        self.writers += [writer, up_writer]
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    await self.flowing.wait()  # frozen: nothing more is read either
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+    async def forwarding(self) -> None:
+        await self.flowing.wait()  # frozen: nothing more is read either
 
 
 async def until(condition: Callable[[], bool], seconds: float = 30) -> bool:
