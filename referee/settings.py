@@ -44,6 +44,7 @@ TLS = "ARENA_TLS"
 TLS_CA = "ARENA_TLS_CA"
 TLS_CERT = "ARENA_TLS_CERT"
 TLS_KEY = "ARENA_TLS_KEY"
+LOG_FORMAT = "ARENA_LOG_FORMAT"
 
 #: The name of the data folder under the user's data directory.
 APP_NAME = "rummy-arena"
@@ -193,6 +194,12 @@ VARIABLES: tuple[Variable, ...] = (
         "runs nobody else's code)",
     ),
     Variable(
+        LOG_FORMAT,
+        "text",
+        "how the platform's processes log to standard error: `text`, or `json` (one JSON "
+        'object a line, with the match id of the match in play; operations.md, "Logs")',
+    ),
+    Variable(
         TEST_DATABASE_URL,
         "the server on 127.0.0.1:5432 when it answers, else an embedded one",
         "tests only: a server where the tests may create and drop databases",
@@ -238,6 +245,7 @@ class Settings:
     submissions_per_hour: int
     tournaments_per_hour: int
     sandbox: Literal["on", "off"]
+    log_format: Literal["text", "json"]
 
 
 @functools.cache
@@ -291,6 +299,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         submissions_per_hour=_count(env, SUBMISSIONS_PER_HOUR, DEFAULT_SUBMISSIONS_PER_HOUR),
         tournaments_per_hour=_count(env, TOURNAMENTS_PER_HOUR, DEFAULT_TOURNAMENTS_PER_HOUR),
         sandbox=_switch(env, SANDBOX),
+        log_format=_log_format(env),
     )
 
 
@@ -306,6 +315,13 @@ def _switch(env: Mapping[str, str], name: str) -> Literal["on", "off"]:
     if raw not in ("on", "off"):
         raise SettingsError(f"{name} must be on or off, not {env.get(name)!r}")
     return "on" if raw == "on" else "off"
+
+
+def _log_format(env: Mapping[str, str]) -> Literal["text", "json"]:
+    raw = (env.get(LOG_FORMAT) or "text").strip().lower()
+    if raw not in ("text", "json"):
+        raise SettingsError(f"{LOG_FORMAT} must be text or json, not {env.get(LOG_FORMAT)!r}")
+    return "json" if raw == "json" else "text"
 
 
 def _flag(env: Mapping[str, str], name: str) -> bool:

@@ -24,6 +24,7 @@ the worker with the reason, for its own supervisor (systemd, compose) to act on.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
 import signal
@@ -41,7 +42,7 @@ import redis
 
 from referee import settings
 from referee.clock import ClockRules
-from worker import duel, notices, sandbox
+from worker import duel, logs, metrics, notices, sandbox
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.remote import Admit, RemoteDesk
@@ -235,27 +236,44 @@ class Host:
     def play(self, match: Match, holder: str) -> Played:
         """Play a match claimed by ``holder`` to its end and hand it in; returns the
         match's state afterwards (``done``, ``queued`` or ``failed``; ``lost`` if the claim
-        was no longer this attempt's)."""
-        stop_renewing = threading.Event()
-        renewer = threading.Thread(
-            target=self._renew,
-            args=(match.id, holder, stop_renewing),
-            name=f"lease-{match.id}",
-            daemon=True,
-        )
-        renewer.start()
-        started = False
-        try:
-            live = self._start(match, holder)
-            started = True
-            state = self._finish(match, holder, live)
-        except Exception as exc:  # the match could not be played: back to the queue
-            state = self._give_back(match, holder, exc, started)
-        finally:
-            stop_renewing.set()
-            renewer.join()
+        was no longer this attempt's). What it logs meanwhile carries the match's id, and
+        what it says of WARNING and up is kept with the match (:mod:`worker.logs`)."""
+        metrics.claimed(match, self.lease_s)
+        fault = None
+        with logs.about_match(match.id) as said:
+            stop_renewing = threading.Event()
+            renewer = threading.Thread(
+                target=contextvars.copy_context().run,  # its lines carry the match's id too
+                args=(self._renew, match.id, holder, stop_renewing),
+                name=f"lease-{match.id}",
+                daemon=True,
+            )
+            renewer.start()
+            started = False
+            try:
+                live = self._start(match, holder)
+                started = True
+                state = self._finish(match, holder, live)
+            except Exception as exc:  # the match could not be played: back to the queue
+                fault = "platform" if platform_fault(exc) else "match"
+                state = self._give_back(match, holder, exc, started)
+            finally:
+                stop_renewing.set()
+                renewer.join()
+        metrics.played(match.game, state, fault)
+        self._keep_said(match, said)
         notices.publish(self.redis, match.tournament_id, match_id=match.id, state=state)
         return state
+
+    def _keep_said(self, match: Match, said: logs.Said) -> None:
+        """Keep what this worker logged about the play (WARNING and up), if anything, for
+        the match's page; a log that cannot be kept is only a log."""
+        if not said.lines:
+            return
+        try:
+            self.store.keep_worker_log(match.id, match.attempts, self.name, list(said.lines))
+        except Exception:
+            log.exception("match %d: what the worker said about it could not be kept", match.id)
 
     def _give_back(self, match: Match, holder: str, exc: Exception, started: bool) -> Played:
         """Put a match that could not be played back in the queue (after a back-off),
@@ -291,7 +309,7 @@ class Host:
             self._labels.update(self.store.labels(match.seats))
         labels = [self._labels.get(v, f"version {v}") for v in match.seats]
         sessions, faults = [], []
-        for v in match.seats:
+        for seat, v in enumerate(match.seats):
             try:
                 if self._is_remote(v):  # its label says so already (Store.labels)
                     sessions.append(self._remote_session(v))
@@ -299,7 +317,7 @@ class Host:
                     sessions.append(self.pool.session(v))
                 faults.append("")
             except BotStartError as exc:  # the bot's own fault: its seat forfeits
-                log.warning("match %d: %s", match.id, exc)
+                log.warning("match %d: %s", match.id, exc, extra={"seat": seat})
                 sessions.append("")
                 faults.append(str(exc))
         marks = [self.pool.log_mark(v) for v in match.seats]
@@ -352,8 +370,11 @@ class Host:
                 note=self._note(match, live.note),
             )
             try:
+                began = time.perf_counter()
                 done = self.store.finish_match(match.id, holder, finished)
+                metrics.FINISH_SECONDS.labels(match.game).observe(time.perf_counter() - began)
             except InvalidResult as exc:  # aborted: played again; a record that does not fit
+                log.warning("match %d was not finished: %s", match.id, exc.reason)
                 wait = retry_wait(match.attempts) if exc.retry else 0.0  # is never retried
                 return (
                     self.store.fail_match(
@@ -362,6 +383,7 @@ class Host:
                     or "lost"
                 )
             if done:
+                metrics.finished(match.game, reply.record_data, (finished.duration_ms or 0) / 1e3)
                 self._keep_logs(match, live)
                 self._keep_limits(match)
             return "done" if done else "lost"

@@ -31,7 +31,7 @@ from typing import Protocol
 
 import psutil
 
-from worker import cgroups
+from worker import cgroups, metrics
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
 from worker.sandbox import HOST_NODE, PATH, Sandbox, bot_environment
@@ -203,6 +203,7 @@ class BotProcess:
     log: LogTail
     group: cgroups.Group | None = None
     last_used: float = field(default_factory=time.monotonic)
+    death_counted: bool = False  # its exit on its own is in the metrics
 
     @property
     def alive(self) -> bool:
@@ -233,6 +234,7 @@ class BotPool:
         self.processes: dict[int, BotProcess] = {}
         self.starts = 0  # processes started, ever (the bench reports it)
         self._lock = threading.Lock()
+        self._deaths = threading.Lock()
         self._closed = False
 
     def session(self, version_id: int) -> str:
@@ -266,6 +268,7 @@ class BotPool:
             bot.log.thread.join(1.0)  # what it wrote before it died
             lines = bot.log.text().strip().splitlines()
             limit = self._stopped_by(bot)
+            self._count_death(bot)
         said = f": {lines[-1][:300]}" if lines else ""
         if limit is not None:
             return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
@@ -277,6 +280,15 @@ class BotPool:
         with self._lock:
             bot = self.processes.get(version_id)
             return None if bot is None or bot.alive else self._stopped_by(bot)
+
+    def _count_death(self, bot: BotProcess) -> None:
+        """Count, once, a process that exited on its own (:mod:`worker.metrics`): when a
+        finished match asks why it is gone, else when the pool lets it go."""
+        with self._deaths:
+            if bot.alive or bot.death_counted:
+                return
+            bot.death_counted = True
+        metrics.bot_died(self._stopped_by(bot))
 
     def _stopped_by(self, bot: BotProcess) -> str | None:
         limit = bot.group.stopped_by() if bot.group is not None else None
@@ -396,6 +408,7 @@ class BotPool:
             ) from None
         tail = LogTail(process.stdout)  # type: ignore[arg-type]
         log.info("started bot %s (pid %d)", label, process.pid)
+        metrics.BOT_STARTS.inc()
         return BotProcess(version_id, label, session_id, process, folder, tail, group)
 
     def rebind(self, referee: RefereeLink) -> None:
@@ -405,6 +418,7 @@ class BotPool:
             bots, self.processes = list(self.processes.values()), {}
             self.referee = referee
         for bot in bots:
+            self._count_death(bot)
             stop_group(bot.process, STOP_S)
             if bot.group is not None:
                 bot.group.remove()
@@ -439,6 +453,7 @@ class BotPool:
             return [b.process.pid for b in self.processes.values() if b.alive]
 
     def _stop(self, bot: BotProcess) -> None:
+        self._count_death(bot)  # before its cgroup, which says which limit, is removed
         self.referee.close_session(bot.session_id)
         stop_group(bot.process, STOP_S)  # its sandbox's PID namespace dies with it
         if bot.group is not None:

@@ -29,6 +29,7 @@ queued matches, and the sweep finds them.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from kombu.exceptions import OperationalError
@@ -36,6 +37,7 @@ from kombu.exceptions import OperationalError
 from referee import settings
 from worker import duel, host
 from worker.app import REMOTE_QUEUE, app
+from worker.metrics import LADDER_TICK_SECONDS, leases_expired
 from worker.store import MatchState, Store
 
 log = logging.getLogger(__name__)
@@ -130,6 +132,7 @@ def sweep() -> dict[str, Any]:
     """Re-queue expired leases and enqueue the matches queued again; send work for
     stranded matches."""
     moved = sweep_now(host.current().store)
+    leases_expired(moved.values())
     return {str(k): v for k, v in moved.items()}
 
 
@@ -138,7 +141,9 @@ def ladder_tick() -> dict[str, list[int]]:
     """Tick every running ladder; their new matches are enqueued after their commit."""
     from worker import ladder
 
+    began = time.perf_counter()
     queued = ladder.tick(host.current().store, play_match.delay)
+    LADDER_TICK_SECONDS.observe(time.perf_counter() - began)
     return {str(k): v for k, v in queued.items()}
 
 

@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import errno
 import json
-import logging
 import socket
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument
+from arena.commands.metrics_option import metrics_argument, serve_metrics
 from arena.commands.standalone import run_alone
 from referee import settings
 
@@ -85,6 +85,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         default=1000,
         help="matches that may wait for their seats at once (default 1000)",
     )
+    metrics_argument(p)
     p.set_defaults(func=cmd_referee)
     bench = add_command(
         bench_sub,
@@ -192,7 +193,10 @@ def cmd_referee(args: argparse.Namespace) -> int:
             )
     except OSError as exc:
         raise CommandError(f"cannot serve on {args.host}:{args.port}: {exc.strerror}") from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    from worker.logs import configure_logging
+
+    configure_logging("INFO")
+    serve_metrics(args.metrics)
 
     def ready(port: int) -> None:
         print(f"referee listening on {args.host}:{port}", flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import logging
 import signal
 import socket
 import sys
@@ -13,6 +14,7 @@ from typing import Any
 from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument
 from arena.commands.db import store_errors
+from arena.commands.metrics_option import metrics_argument, serve_metrics
 from worker.store import Store
 
 
@@ -24,12 +26,13 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="the web viewer: leaderboards, tournaments, bots, replays, live matches",
         examples=examples(
             "arena web",
-            "arena web --host 0.0.0.0 --port 8080",
+            "arena web --host 0.0.0.0 --port 8080 --metrics 9100",
             "ARENA_DATABASE_URL=postgresql://arena@db.example/arena arena web --port 0",
         ),
     )
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     w.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    metrics_argument(w)
     w.set_defaults(func=cmd_web)
 
     b = add_command(
@@ -70,9 +73,11 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     from arena import serving
     from arena.site import create_site
-    from worker import broker, db
+    from worker import broker, db, logs
 
+    form = logs.configure_logging("WARNING")
     listener = listen(args.host, args.port)
+    serve_metrics(args.metrics)
     # uvicorn stops gracefully on SIGTERM, then raises the signal again with the handler
     # it found: that one must end the command through its `with` blocks, which stop the
     # embedded Postgres and Redis, not kill the process before they run.
@@ -87,8 +92,15 @@ def cmd_web(args: argparse.Namespace) -> int:
         port = listener.getsockname()[1]
         # serving.config: an address too long to read answers 414, not a reset connection
         site = create_site(store, redis_url=redis_url)
-        config = serving.config(site, host=args.host, port=port, log_level="warning")
-        print(f"arena web: open http://{args.host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
+        # log_config=None: uvicorn's loggers go to the root logger's handler (JSON or text)
+        config = serving.config(
+            site, host=args.host, port=port, log_level="warning", log_config=None
+        )
+        opening = f"open http://{args.host}:{port}/ (Ctrl-C stops)"
+        if form == "json":
+            logging.getLogger("arena.web").info("%s", opening)
+        else:
+            print(f"arena web: {opening}", file=sys.stderr)
         uvicorn.Server(config).run(sockets=[listener])
     return 0
 

@@ -5,13 +5,13 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import threading
 from typing import Any
 
 from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples, json_argument
 from arena.commands.db import store_errors
+from arena.commands.metrics_option import metrics_argument, serve_metrics
 from referee import settings
 from referee.settings import arena_home
 
@@ -26,10 +26,12 @@ def register(sub: Any, bench_sub: Any) -> None:
             "arena worker --concurrency 2",
             "ARENA_REDIS_URL=redis://host:6379/0 ARENA_DATABASE_URL=postgresql://host/arena "
             "arena worker",
+            "ARENA_LOG_FORMAT=json arena worker --metrics 9101",
         ),
     )
     w.add_argument("--concurrency", type=int, default=2, help="matches played at once (default 2)")
-    w.add_argument("--loglevel", default="WARNING", help="Celery's log level (default WARNING)")
+    _loglevel_argument(w)
+    metrics_argument(w)
     w.add_argument(
         "--node-name",
         metavar="NAME",
@@ -71,10 +73,25 @@ def register(sub: Any, bench_sub: Any) -> None:
         sub,
         "scheduler",
         help="run the periodic work (re-queue matches whose worker vanished, ladder ticks)",
-        examples=examples("arena scheduler", "arena scheduler --loglevel INFO"),
+        examples=examples("arena scheduler", "arena scheduler --loglevel INFO --metrics 9102"),
     )
-    s.add_argument("--loglevel", default="WARNING", help="log level (default WARNING)")
+    _loglevel_argument(s)
+    metrics_argument(s)
     s.set_defaults(func=cmd_scheduler)
+
+
+def _loglevel_argument(parser: Any) -> None:
+    """``--loglevel``: the least level logged (docs/operations.md, "Logs")."""
+    from worker.logs import LEVELS
+
+    parser.add_argument(
+        "--loglevel",
+        type=str.upper,
+        choices=LEVELS,
+        default="WARNING",
+        metavar="LEVEL",
+        help="the least level logged: %(choices)s (default WARNING)",
+    )
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -82,7 +99,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from celery.signals import worker_shutdown, worker_shutting_down
 
     from arena.app.remote import admitter
-    from worker import broker, db, host
+    from worker import broker, db, host, logs
     from worker.app import QUEUE, REMOTE_QUEUE, configure
     from worker.sandbox import SandboxUnavailable
     from worker.store import Store
@@ -90,7 +107,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise CommandError("--concurrency must be at least 1")
     remote = _remote_args(args)
-    logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(name)s %(message)s")
+    form = logs.configure_logging(args.loglevel)
+    logs.keep_celery_out()
+    serve_metrics(args.metrics)
     with (
         store_errors(),
         db.database_url() as url,
@@ -119,6 +138,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         try:
             app.worker_main(
                 [
+                    *(("--quiet",) if form == "json" else ()),  # no banner: JSON lines only
                     "worker",
                     "--pool",
                     "threads",
@@ -131,7 +151,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                     "--without-mingle",
                     "--without-heartbeat",
                     "--loglevel",
-                    args.loglevel.upper(),
+                    args.loglevel,
                 ]
             )
         finally:
@@ -171,9 +191,11 @@ def _reap(worker_host: Any) -> None:
 
 def cmd_scheduler(args: argparse.Namespace) -> int:
     """Run Celery beat with the platform's schedule until stopped."""
-    from worker import broker
+    from worker import broker, logs
 
-    logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(name)s %(message)s")
+    form = logs.configure_logging(args.loglevel)
+    logs.keep_celery_out()
+    serve_metrics(args.metrics)
     with store_errors(), broker.redis_url() as redis_url:
         from worker.app import configure
 
@@ -184,11 +206,12 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         app.start(
             [
+                *(("--quiet",) if form == "json" else ()),  # no banner: JSON lines only
                 "beat",
                 "--schedule",
                 str(folder / "celerybeat-schedule"),
                 "--loglevel",
-                args.loglevel.upper(),
+                args.loglevel,
             ]
         )
     return 0

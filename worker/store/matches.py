@@ -89,6 +89,22 @@ class Match:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerLog:
+    """What a worker logged about one play of a match (:meth:`MatchStore.keep_worker_log`):
+    the attempt, the worker (its host and pid), when it was kept, and its lines, each
+    ``{"time", "level", "logger", "message", "seat"}`` (``seat`` None: about no one seat)."""
+
+    attempt: int
+    worker: str
+    kept_at: datetime
+    lines: tuple[Mapping[str, Any], ...]
+
+
+#: The plays of a match whose worker's lines are kept: the newest.
+WORKER_LOGS_KEPT = 10
+
+
+@dataclass(frozen=True, slots=True)
 class RecordEntry:
     """One record in a listing: the decoded value, or why it could not be read."""
 
@@ -667,6 +683,40 @@ class MatchStore(StoreBase):
                 rows,
             )
         )
+
+    def keep_worker_log(
+        self, match_id: int, attempt: int, worker: str, lines: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Keep what ``worker`` logged about its play of the match (attempt ``attempt``),
+        and of the match's plays only the newest :data:`WORKER_LOGS_KEPT`, in one
+        transaction."""
+
+        def op(conn: psycopg.Connection) -> None:
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO match_worker_logs (match_id, attempt, worker, lines)"
+                    " VALUES (%s, %s, %s, %s)",
+                    (match_id, attempt, worker, Jsonb(list(lines))),
+                )
+                conn.execute(
+                    "DELETE FROM match_worker_logs WHERE match_id = %(id)s AND id <= ("
+                    " SELECT id FROM match_worker_logs WHERE match_id = %(id)s"
+                    " ORDER BY id DESC OFFSET %(kept)s LIMIT 1)",
+                    {"id": match_id, "kept": WORKER_LOGS_KEPT},
+                )
+
+        self._run(op)
+
+    def worker_logs(self, match_id: int) -> list[WorkerLog]:
+        """What the workers that played the match logged about it, oldest play first."""
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT attempt, worker, kept_at, lines FROM match_worker_logs"
+                " WHERE match_id = %s ORDER BY id",
+                (match_id,),
+            ).fetchall()
+        )
+        return [WorkerLog(int(a), str(w), k, tuple(lines)) for a, w, k, lines in rows]
 
     def match_log(self, match_id: int, seat: int) -> str | None:
         """What the seat's bot wrote during the match, or None if nothing was kept."""
