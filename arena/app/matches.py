@@ -7,10 +7,11 @@ event (:class:`~arena.app.errors.Held`): they tell what the other matches are de
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from arena.app import deals, replay
-from arena.app.actors import Action, Actor, require
+from arena.app.actors import Action, Actor, allowed, require
 from arena.app.errors import AppError, Held, Invalid, NotFound
 from referee.matchlog import public_events
 from referee.wire import decode_record
@@ -130,3 +131,45 @@ def log(store: Store, actor: Actor, match_id: int, seat: int) -> dict[str, Any]:
     )
     label = version.label
     return {"match": match_id, "seat": seat, "bot": label, "log": store.match_log(match_id, seat)}
+
+
+def worker_log(store: Store, actor: Actor, match_id: int) -> list[dict[str, Any]]:
+    """What the workers that played the match logged about it (its lines of WARNING and
+    up, kept for each play that had something to say: it failed, was given back, or a
+    seat's bot could not start), oldest play first: ``[{"attempt", "worker", "kept_at",
+    "lines"}]``, each line ``{"time", "level", "logger", "message", "seat"}``. An
+    operator reads every line; an owner the lines about their bots' seats; anyone else,
+    none (the rule of bots' logs, :attr:`~arena.app.actors.Action.LOGS`)."""
+    if actor.name is None:
+        return []
+    plays = store.worker_logs(match_id)  # one indexed query; most matches have none
+    if not plays:
+        return []
+    owners: dict[int, str | None] = {}
+    if not actor.is_operator:
+        match = store.match(match_id)
+        if match is None:
+            raise NotFound(f"no match {match_id} in the store")
+        for seat, version_id in enumerate(match.seats):
+            bot = store.bot_by_name(store.bot_version(version_id).bot_name)
+            owners[seat] = None if bot is None else bot.owner
+
+    def readable(line: Mapping[str, Any]) -> bool:
+        seat = line.get("seat")
+        return allowed(
+            actor, Action.LOGS, whose=owners.get(seat) if isinstance(seat, int) else None
+        )
+
+    shown = []
+    for play in plays:
+        lines = [dict(line) for line in play.lines if readable(line)]
+        if lines:
+            shown.append(
+                {
+                    "attempt": play.attempt,
+                    "worker": play.worker,
+                    "kept_at": play.kept_at.isoformat(),
+                    "lines": lines,
+                }
+            )
+    return shown

@@ -405,6 +405,8 @@ class Viewer:
         try:
             stored = pages.replay_page(self.store, self.actor, match_id)
         except replay.Unavailable as exc:
+            if exc.kind == "unfinished":  # failed or cancelled: no replay, but why
+                return self._ended(match_id)
             if exc.kind != "held":
                 raise
             deal = pages.deal(self.store, self.actor, match_id)
@@ -426,6 +428,23 @@ class Viewer:
             course=_course_chart(info["course"], step),
             deal=pages.deal(self.store, self.actor, match_id),
             logs=self._logs(match_id, len(stored.record.seats)),
+            said=matches.worker_log(self.store, self.actor, match_id),
+        )
+
+    def _ended(self, match_id: int) -> Response:
+        """The page of a match that ended without a result (failed or cancelled): its seats,
+        why it ended, and what the worker said about it to those who may read it."""
+        try:
+            found = pages.live(self.store, self.actor, match_id)
+        except Held as exc:
+            deal = pages.deal(self.store, self.actor, match_id)
+            return self.page("error.html", STATUS["held"], kind="held", message=str(exc), deal=deal)
+        return self.page(
+            "ended.html",
+            m=found.match,
+            labels=found.labels,
+            deal=pages.deal(self.store, self.actor, match_id),
+            said=matches.worker_log(self.store, self.actor, match_id),
         )
 
     def _logs(self, match_id: int, seats: int) -> dict[int, str]:
@@ -450,10 +469,11 @@ class Viewer:
         except Held as exc:
             deal = pages.deal(self.store, self.actor, match_id)
             return self.page("error.html", STATUS["held"], kind="held", message=str(exc), deal=deal)
-        if found.match.state == "done":
+        if found.match.state not in ("queued", "running"):  # done, failed or cancelled
             return RedirectResponse(f"/matches/{match_id}", status_code=303)
         deal = pages.deal(self.store, self.actor, match_id)
-        return self.page("live.html", m=found.match, labels=found.labels, deal=deal)
+        said = matches.worker_log(self.store, self.actor, match_id)
+        return self.page("live.html", m=found.match, labels=found.labels, deal=deal, said=said)
 
     # -- JSON ------------------------------------------------------------------------------
 
