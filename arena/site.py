@@ -13,6 +13,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp
 
 from arena.api.app import PREFIX, create_api, error_response
+from arena.app.status import broker_probe
 from arena.web.app import create_app
 from arena.web.inputs import CheckInputs
 from worker.store import Store
@@ -28,7 +29,8 @@ def create_site(
     own JSON. With ``redis_url`` (the platform's broker), a tournament made through the
     API, or a new version's qualification, is sent to the workers at once (without it, the
     scheduler's sweep sends a qualification); ``qualify(version id)`` runs a new version's
-    qualification otherwise (in this process: for tests)."""
+    qualification otherwise (in this process: for tests), and the operators' status asks the
+    workers through it."""
     if redis_url is None:
         api = create_api(store, qualify=qualify)
     else:
@@ -36,6 +38,7 @@ def create_site(
             store,
             dispatch=_dispatcher(store, redis_url),
             qualify=qualify or _qualifier(store, redis_url),
+            probe=broker_probe(redis_url),
         )
     return Starlette(
         routes=[

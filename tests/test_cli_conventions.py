@@ -62,6 +62,7 @@ REPORTING = (
     "arena leaderboard",
     "arena duel",
     "arena ladder status",
+    "arena status",
     "arena match log",
     "arena bench engine",
     "arena bench codec",

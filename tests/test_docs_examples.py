@@ -188,6 +188,7 @@ NOT_RUN: dict[str, str] = {
     "arena match log": "needs a match played by a worker's hosted bot "
     "(tests/test_match_logs.py reads one)",
     "arena ladder start": "runs a ladder until stopped (or for a minute) with Redis and a worker",
+    "arena status": "an illustration of a platform of two hosts; tests/test_status.py checks it",
     "arena ladder stop": "stops a running ladder",
     "arena worker": "a server: runs until stopped",
     "arena web": "a server: runs until stopped",

@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+import grpc
 import psycopg
 import psycopg_pool
 import redis
@@ -184,6 +185,43 @@ class Host:
             if self.stopping.is_set():
                 return False
         return not self.stopping.is_set()
+
+    # -- what it says about itself ----------------------------------------------------
+
+    def describe(self, health_timeout_s: float = 1.0) -> dict[str, Any]:
+        """This worker process as ``arena status`` shows it (:mod:`worker.census`): its
+        name (its leases' prefix), its referee and whether it answers a gRPC health check,
+        its sandbox and its bot processes."""
+        referee = self.referee
+        return {
+            "name": self.name,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "stopping": self.stopping.is_set(),
+            "referee": {
+                "address": self.link.address,
+                "pid": None if referee is None else referee.process.pid,
+                "health": self._referee_health(health_timeout_s),
+            },
+            "sandbox": {"on": self.pool.sandbox.on, "describe": self.pool.sandbox.describe()},
+            "bots_running": len(self.pool.processes),
+            "remote": self.remote is not None,
+        }
+
+    def _referee_health(self, timeout_s: float) -> str:
+        """The referee's answer to a gRPC health check (``SERVING``), or why there is
+        none."""
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        if not self.ready.is_set():
+            return "RESTARTING"
+        try:
+            answer = health_pb2_grpc.HealthStub(self.link.channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=timeout_s
+            )
+        except grpc.RpcError as exc:
+            return f"UNREACHABLE ({exc.code().name})"
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status))
 
     # -- claiming --------------------------------------------------------------------
 

@@ -35,7 +35,11 @@ from typing import Any
 from kombu.exceptions import OperationalError
 
 from referee import settings
-from worker import duel, host
+from worker import (
+    census,  # noqa: F401 - registers the command `arena status` asks
+    duel,
+    host,
+)
 from worker.app import REMOTE_QUEUE, app
 from worker.metrics import LADDER_TICK_SECONDS, leases_expired
 from worker.store import MatchState, Store

@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
 from arena.app import bots as app_bots
-from arena.app import duels, ladders, matches, reads, tournaments, users
+from arena.app import duels, ladders, matches, reads, status, tournaments, users
 from arena.app.actors import ANONYMOUS, Actor, authenticate
 from arena.app.errors import (
     AppError,
@@ -268,10 +268,12 @@ def create_api(
     *,
     dispatch: tournaments.Dispatch | None = None,
     qualify: Callable[[int], object] | None = None,
+    probe: status.Probe | None = None,
 ) -> FastAPI:
     """The API over ``store``, to be mounted at :data:`PREFIX`; ``dispatch`` sends the
     platform's workers the tournaments it creates, ``qualify`` the new versions'
-    qualifications (without them they wait for the scheduler's sweep)."""
+    qualifications (without them they wait for the scheduler's sweep); ``probe`` asks the
+    workers and the broker for the operators' status."""
     api = FastAPI(
         title="Rummy Arena",
         version=VERSION,
@@ -517,6 +519,12 @@ def create_api(
     @api.delete("/ladders/{ladder}/bots/{name}", summary="Withdraw a bot from a ladder's pool")
     def withdraw_from_ladder(ladder: LadderName, name: Name, actor: Who) -> dict[str, Any]:
         return dataclasses.asdict(ladders.set_member(store, actor, ladder, name, False))
+
+    # -- the platform ----------------------------------------------------------------------
+
+    @api.get("/status", summary="What runs: workers, queues, failures (operators)")
+    def platform_status(actor: Who) -> dict[str, Any]:
+        return status.status(store, actor, probe)
 
     # -- users and keys -----------------------------------------------------------------------
 

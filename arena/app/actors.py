@@ -90,6 +90,7 @@ class Action(enum.Enum):
     LOGS = "logs"
     CANCEL = "cancel"
     OPERATE = "operate"
+    STATUS = "status"
     USERS = "users"
     KEYS = "keys"
 
@@ -209,6 +210,15 @@ RULES: dict[Action, Rule] = {
         _operators,
         "running the platform's work is for an operator (a tournament you create is played "
         "by the platform's workers)",
+    ),
+    Action.STATUS: Rule(
+        "see what runs: the workers and their hosts, referees and sandboxes, the queues, "
+        "the failures (`arena status`)",
+        "no",
+        "no",
+        "yes",
+        _operators,
+        "the platform's status is for its operators (a match's page shows how it went)",
     ),
     Action.USERS: Rule(
         "make users (operators too) and list them",

@@ -4,7 +4,8 @@ plain SQL through psycopg 3 and a psycopg_pool ConnectionPool (``docs/storage.md
 One module per aggregate, each a part of :class:`Store`: ``users`` (users and their API
 keys), ``bots`` (bots and their versions), ``matches`` (the match state machine, finishing
 a match, its record), ``competitions`` (tournaments), ``ladders`` (ladders, their pools and
-ratings) and ``ratings`` (Elo tables, history, recompute, standings).
+ratings), ``ratings`` (Elo tables, history, recompute, standings) and ``status`` (what
+``arena status`` reads).
 ``finished`` is what a worker hands in when a match ends and the check made on it before a
 finish; ``base`` is the pool, the retries and the one-round-trip transaction they all use.
 """
@@ -41,6 +42,7 @@ from worker.store.matches import (
     seed_commitment,
 )
 from worker.store.ratings import RatingRow, RatingStore, RecomputeStats
+from worker.store.status import StatusStore, StoreStatus
 from worker.store.users import (
     PLATFORM_USER,
     ApiKey,
@@ -83,6 +85,7 @@ __all__ = [
     "SeatResultRow",
     "Store",
     "StoreError",
+    "StoreStatus",
     "TableResult",
     "TickPlan",
     "Tournament",
@@ -99,7 +102,9 @@ __all__ = [
 # the parts share only what StoreBase holds (the pool, the retry rule, the Elo K), call
 # none of each other's methods, and callers keep one object whose settings they can change
 # in one place (``store.elo_k``, ``store.retry_attempts``), with no method written twice.
-class Store(UserStore, BotStore, CompetitionStore, LadderStore, MatchStore, RatingStore):
+class Store(
+    UserStore, BotStore, CompetitionStore, LadderStore, MatchStore, RatingStore, StatusStore
+):
     """Users, bots, matches, records and ratings in one Postgres database. Thread-safe:
     every call takes a connection from the pool. Calls that lose their connection are
     retried with backoff; when the server stays down they raise

@@ -203,6 +203,7 @@ class LadderStore(StoreBase):
                     (ladder.id,),
                 ).fetchone()
                 decided = plan(ladder, pool, results, int(flight[0] if flight else 0))
+                conn.execute("UPDATE ladders SET ticked_at = now() WHERE id = %s", (ladder.id,))
                 if results:
                     conn.execute(
                         "UPDATE matches SET ladder_counted = true WHERE id = ANY(%s)",
