@@ -156,12 +156,13 @@ MATCH_SECONDS = _histogram(
 )
 BOT_STARTS = _counter(
     "arena_bot_starts",
-    "bot processes the worker's pool started (one per bot version, again after one died)",
+    "bot processes this worker started: its pool's (one per bot version, again after one "
+    "died) and those of the qualifications it plays",
 )
 BOT_DEATHS = _counter(
     "arena_bot_deaths",
-    "bot processes that exited on their own, not stopped by the pool (crashed, or "
-    "stopped by a limit of the sandbox)",
+    "bot processes of this worker's that exited on their own, not stopped by their pool "
+    "(crashed, or stopped by a limit of the sandbox)",
 )
 SANDBOX_KILLS = _counter(
     "arena_sandbox_kills",
