@@ -229,6 +229,11 @@ BLOCKS_NOT_RUN: dict[tuple[str, str], str] = {
     ("engine.md", "r = rng.below("): "a fragment of SplitMix64.shuffle (its variables come "
     "from around it); tests/test_cards.py writes the algorithm out a second time",
     ("bots.md", 'command = ["python"'): "a fragment of a bot folder's manifest",
+    ("operations.md", "pg_dump --format"): "a backup of a server's database; "
+    "tests/test_operations.py runs the same pg_dump and pg_restore and compares the platform "
+    "before and after",
+    ("operations.md", "createdb -h"): "a restore on a server; tests/test_operations.py "
+    "runs the same pg_restore",
     ("protocol.md", "bot  "): "a diagram",
     ("protocol.md", "platform  "): "a diagram",
     ("protocol.md", "seat 1 -> referee"): "checked by tests/test_protocol_transcript.py",

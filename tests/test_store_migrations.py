@@ -76,13 +76,23 @@ def test_a_failing_migration_leaves_the_schema_as_it_was(empty_db_url: str, tmp_
         assert [m.version for m in db.migrate(conn, tmp_path)] == [2]
 
 
-def test_unknown_applied_migration_is_refused(empty_db_url: str, tmp_path: Path) -> None:
+def test_a_newer_schema_is_taken_and_a_missing_migration_refused(
+    empty_db_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     (tmp_path / "0001_first.sql").write_text("CREATE TABLE first_table (id int);")
     (tmp_path / "0002_second.sql").write_text("CREATE TABLE second_table (id int);")
+    (tmp_path / "0003_third.sql").write_text("CREATE TABLE third_table (id int);")
     with psycopg.connect(empty_db_url) as conn:
         db.migrate(conn, tmp_path)
+        # the release before, in a rolling upgrade: its files end at 0002; it runs, and says so
+        (tmp_path / "0003_third.sql").unlink()
+        with caplog.at_level("WARNING", logger="worker.db"):
+            assert db.migrate(conn, tmp_path) == []
+        assert "newer than this arena's (it also has 0003_third.sql)" in caplog.text
+        # but a file missing below the newest one is a broken install
+        (tmp_path / "0003_third.sql").write_text("CREATE TABLE third_table (id int);")
         (tmp_path / "0002_second.sql").unlink()
-        with pytest.raises(db.MigrationError, match="does not have"):
+        with pytest.raises(db.MigrationError, match=r"0002_second\.sql which this version"):
             db.migrate(conn, tmp_path)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import re
 import sys
 import warnings
@@ -29,6 +30,7 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK = 0x52554D4D59  # "RUMMY"
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class StoreUnavailable(RuntimeError):
@@ -264,13 +266,28 @@ def migrate(conn: psycopg.Connection, directory: Path = MIGRATIONS_DIR) -> list[
 
 
 def _check_applied(applied: dict[int, tuple[str, str]], migrations: list[Migration]) -> None:
+    """Refuse a database whose applied migrations disagree with the files: one changed, or
+    one missing among ours. Migrations newer than every file are those of a newer release
+    in a rolling upgrade (docs/operations.md, "Upgrading"): migrations only add, so this
+    code still works on that schema, and says so in the log."""
     on_disk = {m.version: m for m in migrations}
+    newest = max(on_disk, default=0)
+    newer = [name for version, (name, _) in sorted(applied.items()) if version > newest]
+    if newer:
+        log.warning(
+            "the database's schema is newer than this arena's (it also has %s): fine while "
+            "a rolling upgrade runs; upgrade this process next",
+            ", ".join(newer),
+        )
     for version, (name, checksum) in sorted(applied.items()):
         migration = on_disk.get(version)
+        if migration is None and version > newest:
+            continue
         if migration is None:
             raise MigrationError(
                 f"the database has migration {name} which this version of arena does not "
-                "have; run a newer arena against this database"
+                "have, though it has newer ones: its migrations folder is incomplete; "
+                "reinstall this arena"
             )
         if migration.checksum != checksum:
             raise MigrationError(
