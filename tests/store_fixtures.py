@@ -31,8 +31,11 @@ from worker.store import FinishedMatch, Store
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = (
     "ladder_ratings, rating_history, ratings, match_records, match_seats, matches,"
-    " ladder_entries, ladders, tournament_entries, tournaments, bot_versions, bots"
+    " ladder_entries, ladders, tournament_entries, tournaments, bot_versions, bots,"
+    " match_logs, match_worker_logs, ladder_withdrawals, remote_sessions, web_sessions, api_keys"
 )
+# The house user comes with the schema (migration 0006) and stays.
+HOUSE_USER = "arena"
 
 
 def _local_answers() -> bool:
@@ -109,6 +112,7 @@ def store(session_store: Store) -> Store:
     with session_store.pool.connection() as conn:
         conn.execute(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE")
         conn.execute("ALTER SEQUENCE match_finish_seq RESTART")
+        conn.execute("DELETE FROM users WHERE name <> %s", (HOUSE_USER,))
     session_store.retry_attempts = 5
     session_store.elo_k = 24.0
     return session_store

@@ -213,6 +213,7 @@ CELLS = {
     Action.OPERATE: (False, False, False, False, True),
     Action.USERS: (False, False, False, False, True),
     Action.KEYS: (False, True, False, False, True),
+    Action.STATUS: (False, False, False, False, True),
 }
 
 
