@@ -2,7 +2,7 @@
 (``docs/operations.md``, "What runs"): the matches in play by the worker holding them,
 the counts of the queue and of the last hour, the ladders with their last tick, the bot
 versions that failed qualification and the remote bots connected. Every count reads an
-index (migration 0019), so status costs the same at a million matches as at ten."""
+index (migration 0014), so status costs the same at a million matches as at ten."""
 
 from __future__ import annotations
 
