@@ -227,3 +227,32 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python -m tests.test_metrics --write")
     write()
+
+
+def test_observing_a_matchs_decisions_at_once_counts_what_observing_each_counts() -> None:
+    import random
+
+    from prometheus_client import CollectorRegistry, Histogram
+
+    rng = random.Random(7)
+    values = [rng.choice([0.0, 1e-4, 0.001, 0.0025]) for _ in range(50)]
+    values += [rng.expovariate(20.0) for _ in range(500)] + [120.0, 1e9]  # past every bound
+    each, once = CollectorRegistry(), CollectorRegistry()
+    by_one = Histogram("d", "d", ["game"], buckets=metrics.DECISION_BUCKETS, registry=each)
+    at_once = Histogram("d", "d", ["game"], buckets=metrics.DECISION_BUCKETS, registry=once)
+    for v in values:
+        by_one.labels("g").observe(v)
+    metrics.observe_all(at_once.labels("g"), values[:300])
+    metrics.observe_all(at_once.labels("g"), values[300:])
+    metrics.observe_all(at_once.labels("g"), [])
+
+    def samples(registry: CollectorRegistry) -> list[tuple[str, dict[str, str], float]]:
+        return [
+            (s.name, s.labels, round(s.value, 9))
+            for family in registry.collect()
+            for s in family.samples
+            if not s.name.endswith("_created")
+        ]
+
+    assert samples(once) == samples(each)
+    assert ("d_count", {"game": "g"}, float(len(values))) in samples(once)

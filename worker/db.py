@@ -9,6 +9,7 @@ import hashlib
 import logging
 import re
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -79,11 +80,22 @@ def with_retry(
     """Run ``operation``, retrying on a lost or refused connection with exponential backoff;
     raise :class:`StoreUnavailable` naming ``url`` when it keeps failing. ``on_failure``
     runs after each failed attempt that will be retried (the store discards its other
-    broken pooled connections there)."""
+    broken pooled connections there). The first attempt runs on its own: the retrying
+    machinery is built only once it has failed (it costs more than a short statement)."""
+    try:
+        return operation()
+    except Exception as exc:
+        if not _connection_lost(exc) or attempts <= 1:
+            if _connection_lost(exc):
+                raise unavailable(url, exc) from exc
+            raise
+        if on_failure is not None:
+            on_failure()
+    time.sleep(delay)
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(_connection_lost),
-        stop=tenacity.stop_after_attempt(attempts),
-        wait=tenacity.wait_exponential(multiplier=delay, max=max_delay),
+        stop=tenacity.stop_after_attempt(attempts - 1),
+        wait=tenacity.wait_exponential(multiplier=delay * 2, max=max_delay),
         before_sleep=None if on_failure is None else lambda _state: on_failure(),
         reraise=True,
     )

@@ -7,9 +7,9 @@ nothing."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
+import time
 from typing import Any
 
 import redis
@@ -37,16 +37,31 @@ def set_live(store: Store, match_id: int, holder: str, referee: str, referee_mat
         log.warning("match %d: its live location could not be stored", match_id)
 
 
-def clear_live(store: Store, match_id: int, holder: str) -> None:
-    """The match no longer plays there (quiet if the store is away: the row's address
-    goes anyway when the match leaves ``running``)."""
-    with contextlib.suppress(StoreError, db.StoreUnavailable):
-        store.clear_live(match_id, holder)
+#: After a notice that no watcher heard, how long this process sends none on that
+#: channel: a notice only wakes a watcher, which also reads the store on its own, so one
+#: that subscribes meanwhile hears the next within this time. Most tournaments have no
+#: watcher, and a publish is a round trip to Redis for every match.
+UNHEARD_S = 1.0
+_UNHEARD_MAX = 1024
+_unheard: dict[str, float] = {}
 
 
 def publish(client: redis.Redis, tournament_id: int | None, **notice: Any) -> None:
-    """Publish ``notice`` (JSON) on the tournament's channel; quiet if Redis is away."""
+    """Publish ``notice`` (JSON) on the tournament's channel, unless the last one this
+    process sent there within :data:`UNHEARD_S` reached nobody; quiet if Redis is away."""
     if tournament_id is None:
         return
-    with contextlib.suppress(redis.RedisError):
-        client.publish(tournament_channel(tournament_id), json.dumps(notice))
+    channel = tournament_channel(tournament_id)
+    now = time.monotonic()
+    if _unheard.get(channel, 0.0) > now:
+        return
+    try:
+        heard = client.publish(channel, json.dumps(notice))
+    except redis.RedisError:
+        return
+    if heard:
+        _unheard.pop(channel, None)
+        return
+    if len(_unheard) >= _UNHEARD_MAX:
+        _unheard.clear()
+    _unheard[channel] = now + UNHEARD_S

@@ -9,9 +9,11 @@ warm-up that starts the bot processes. Figures:
 
 - matches per second for each, and their ``ratio`` (platform / alone);
 - ``platform_cpu_ms_per_match``: the CPU of the worker processes themselves (Celery and
-  the bookkeeping, not their referee or bots), of every Postgres and Redis server
-  process, per match;
-- the referee's CPU per match on each side (the same work, as a check);
+  the bookkeeping, not their referee or bots), of the Postgres backends serving the
+  bench's scratch database (not the server's other clients, nor its shared background
+  writers) and of every Redis server process, per match;
+- the referee's CPU per match on each side (the same work, as a check), and
+  ``platform_to_referee_cpu``: the platform's CPU per match over the referee's alone;
 - queued-to-first-decision latency (p50, p99): with the workers idle, one match at a time
   is queued (its row committed, its task sent) and the time to its first decision is read
   from its record;
@@ -61,6 +63,8 @@ class TournamentBench:
     redis_cpu_ms_per_match: float
     referee_cpu_ms_per_match_alone: float
     referee_cpu_ms_per_match_platform: float
+    #: The platform's CPU per match over the referee's for the same match played alone.
+    platform_to_referee_cpu: float
     queued_to_first_decision_p50_ms: float
     queued_to_first_decision_p99_ms: float
     latency_samples: int
@@ -72,8 +76,18 @@ class TournamentBench:
 
 
 def _servers(name: str) -> list[int]:
-    """Process ids whose command name is ``name`` (every Postgres or Redis server here)."""
+    """Process ids whose command name is ``name`` (every Redis server here)."""
     return [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == name]
+
+
+def _backends(store: Any) -> set[int]:
+    """The Postgres backends serving the bench's scratch database: the server's other
+    clients (a test run beside the bench, say) are not the platform's cost."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        ).fetchall()
+    return {int(pid) for (pid,) in rows}
 
 
 def _cpu(pids: list[int]) -> float:
@@ -188,7 +202,6 @@ def _bench(
             tasks.drain.delay(warm)
         _wait_done(store, warm, running)
         referees = [r for r in (_referee_of(p) for p in worker_pids) if r is not None]
-        servers = _servers("postgres") + _servers("postgres.real")
         redis_pids = _servers("redis-server")
         bots: set[int] = set()
 
@@ -196,14 +209,22 @@ def _bench(
             """(seconds, CPU seconds of workers, Postgres, Redis, referees)."""
             tournament = store.create_tournament(f"bench {round_}", GAME, versions, options={})
             store.schedule_matches(tournament, GAME, OPTIONS, scheduled)
-            before = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
+            backends = _backends(store)
+            before = (_cpu(worker_pids), _cpu(list(backends)), _cpu(redis_pids), _cpu(referees))
             began = time.perf_counter()
             for _ in range(slots):
                 tasks.drain.delay(tournament)
             for pids in _poll_done(store, tournament, running, worker_pids):
                 bots.update(pids)
             took = time.perf_counter() - began
-            after = (_cpu(worker_pids), _cpu(servers), _cpu(redis_pids), _cpu(referees))
+            # a backend that started during the round counts from zero
+            grown = _backends(store) - backends
+            after = (
+                _cpu(worker_pids),
+                _cpu(list(backends | grown)),
+                _cpu(redis_pids),
+                _cpu(referees),
+            )
             return took, tuple(b - a for a, b in zip(before, after, strict=True))
 
         rounds = []
@@ -263,6 +284,7 @@ def _bench(
         redis_cpu_ms_per_match=redis_cpu,
         referee_cpu_ms_per_match_alone=referee_alone_ms,
         referee_cpu_ms_per_match_platform=referee_platform_ms,
+        platform_to_referee_cpu=round(platform_cpu / referee_alone_ms, 3),
         queued_to_first_decision_p50_ms=round(statistics.median(latencies), 1),
         queued_to_first_decision_p99_ms=round(latencies[int(0.99 * (len(latencies) - 1))], 1),
         latency_samples=len(latencies),

@@ -177,7 +177,7 @@ _FINISH_WRITE = """
     stored AS (
         INSERT INTO match_records (match_id, game, format, record, record_sha256,
             bot_version_ids, winners, num_actions, duration_ms)
-        VALUES (%(id)s, %(game)s, %(format)s, %(record)s, %(sha)s, %(players)s::bigint[],
+        VALUES (%(id)s, %(game)s, %(format)s, %(record)b, %(sha)b, %(players)s::bigint[],
             %(winners)s::bigint[], %(num_actions)s, %(duration_ms)s)),
     rerated AS (
         UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
