@@ -67,3 +67,49 @@ def test_every_finished_match_is_rated_once_over_many_ticks(store: Store) -> Non
         store.tick_ladder(ladder.id, planner)
     store.tick_ladder(ladder.id, planner)
     assert planner.rated == dict.fromkeys(ids, 1)
+
+
+def _counted(store: Store, ladder_id: int) -> dict[str, int]:
+    """The ladder's matches by state, counted the plain way."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "SELECT state, count(*) FROM matches WHERE ladder_id = %s GROUP BY state",
+            (ladder_id,),
+        ).fetchall()
+    return {str(state): int(n) for state, n in rows}
+
+
+def test_a_tick_rates_a_bounded_batch_and_the_next_the_rest_in_order(
+    store: Store, monkeypatch: Any
+) -> None:
+    """A tick rates at most ``TICK_RATES`` finished matches, the oldest first; those it
+    left are the next tick's. The ladder's progress, which counts the rated ones as they
+    are marked (migration 0016), agrees with a plain count after every tick."""
+    from worker.store import ladders
+
+    monkeypatch.setattr(ladders, "TICK_RATES", 3)
+    versions = make_bots(store, 10)
+    ladder = store.start_ladder(GAME, "ladder", {"options": {"max_hands": 1}})
+    planner = Planner([(versions[i], versions[i + 1]) for i in range(0, 10, 2)])
+    ids = store.tick_ladder(ladder.id, planner)
+    assert store.ladder_progress(ladder.id)["queued"] == 5
+    for match_id in reversed(ids):  # finished newest first: completion order is the finish
+        _finish(store, match_id)
+    order: list[int] = []
+
+    def plan(lad: Any, pool: Any, results: Any, flight: int) -> TickPlan:
+        order.extend(r.match_id for r in results)
+        return planner(lad, pool, results, flight)
+
+    store.tick_ladder(ladder.id, plan)
+    assert order == ids[::-1][:3]
+    progress = store.ladder_progress(ladder.id)
+    assert {k: v for k, v in progress.items() if v} == _counted(store, ladder.id) == {"done": 5}
+    store.tick_ladder(ladder.id, plan)
+    assert order == ids[::-1]
+    store.tick_ladder(ladder.id, plan)
+    assert order == ids[::-1] and planner.rated == dict.fromkeys(ids, 1)
+    with store.pool.connection() as conn:
+        rated = conn.execute("SELECT rated_matches FROM ladders WHERE id = %s", (ladder.id,))
+        assert rated.fetchone() == (5,)
+    assert store.ladder_progress(ladder.id)["done"] == 5

@@ -224,6 +224,7 @@ def test_d6_concurrent_finishes_of_one_match_commit_once(store: Store) -> None:
     table = {r.bot_version_id: r.games for r in store.ratings(GAME)}
     assert table == {a: 5, b: 5}
     assert len(store.rating_history(GAME, a)) == 5
+    assert store.rating_history(GAME, a, last=2) == store.rating_history(GAME, a)[-2:]
 
 
 def test_d6_second_finish_changes_nothing(store: Store) -> None:

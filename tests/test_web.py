@@ -384,6 +384,19 @@ def test_duplicate_duel_counts_a_pair_once_both_its_games_are_done(
     assert "each deal played twice with the seats swapped" in page
 
 
+def test_a_bots_chart_draws_its_newest_elo_updates_and_says_how_many_it_has(
+    world: World, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.app import pages
+
+    monkeypatch.setattr(pages, "CHART_UPDATES", 2)
+    page = client.get("/bots/hollywood-gin-bot-0").text
+    caption = re.search(r"(\d+) Elo updates \(the newest 2 drawn\)", page)
+    assert caption is not None and int(caption[1]) > 2
+    drawn = re.search(r'<polyline points="([^"]*)"', page)
+    assert drawn is not None and len(drawn[1].split()) == 3  # the rating before, two after
+
+
 def test_bot_page_counts_faults_and_decision_time_percentiles(
     world: World, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -268,10 +268,11 @@ def bots(store: Store, actor: Actor) -> list[BotSummary]:
 
 @dataclass(frozen=True, slots=True)
 class BotPage:
-    """A bot: its versions with their Elo histories (by version id), its latest version
-    and that one's newest matches (newest first; those in ``held`` show no result),
-    its seat statuses counted over those that may be shown, and its thinking time per
-    decision over them (:func:`_decision_times`)."""
+    """A bot: its versions with their newest Elo updates (by version id, up to
+    :data:`CHART_UPDATES` each), its latest version and that one's newest matches
+    (newest first; those in ``held`` show no result), its seat statuses counted over
+    those that may be shown, and its thinking time per decision over them
+    (:func:`_decision_times`)."""
 
     bot: Bot
     versions: list[RatedVersion]
@@ -288,6 +289,11 @@ class BotPage:
     failures: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
+#: The Elo updates of each version a bot's page draws: its newest (the page says how many
+#: it has in all), so that the page costs the same after a million games as after ten.
+CHART_UPDATES = 300
+
+
 def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: int) -> BotPage:
     """The bot named ``name``, with the newest ``recent`` matches of its latest version
     and its decision times over the newest ``decisions_over`` finished ones that may be
@@ -297,7 +303,10 @@ def bot(store: Store, actor: Actor, name: str, *, recent: int, decisions_over: i
     if found is None:
         raise NotFound(f"there is no bot named {name!r}")
     versions = store.bot_versions(found.id)
-    histories = {v.version.id: store.rating_history(v.version.game, v.version.id) for v in versions}
+    histories = {
+        v.version.id: store.rating_history(v.version.game, v.version.id, last=CHART_UPDATES)
+        for v in versions
+    }
     latest = versions[-1].version if versions else None
     played = store.recent_matches(latest.id, limit=recent) if latest else []
     # a finished match of a duplicate deal still being played shows no result, and its

@@ -46,7 +46,7 @@ ONE_HAND = {
 }
 #: Records played per game and number of seats; the stored matches reuse them in turn.
 RECORDS_PER_KIND = 40
-OWNERS, BOTS_PER_GAME, VERSIONS_PER_BOT = 25, 40, 3
+OWNERS, BOTS_PER_GAME, VERSIONS_PER_BOT = 20, 30, 2
 #: Shares of the matches played in round robins (of :data:`TOURNAMENT_MATCHES` each, among
 #: :data:`TOURNAMENT_ENTRIES` bots) and in the ladder (Hollywood Gin); the rest are duels
 #: and single matches.
@@ -140,6 +140,9 @@ class Population:
     ladder_pool: list[int]
     tournaments: dict[str, tuple[int, list[int], int]]  # game → (id, entries, matches so far)
     made: int = 0
+    #: The first round robin of the ladder's game: full from the first stage on, it is
+    #: the one whose pages are measured.
+    measured_tournament: int | None = None
 
 
 def populate(store: Store) -> Population:
@@ -172,10 +175,8 @@ def populate(store: Store) -> Population:
 
 def _reserve(conn: Any, sequence: str, count: int) -> int:
     """The first of ``count`` consecutive values taken from ``sequence`` at once."""
-    row = conn.execute(
-        "SELECT setval(%s, nextval(%s) + %s - 1) - %s + 1", (sequence, sequence, count, count)
-    ).fetchone()
-    return int(row[0])
+    query = "SELECT setval(%s, nextval(%s) + %s - 1) - %s + 1"
+    return int(_one(conn, query, (sequence, sequence, count, count))[0])
 
 
 def _tournament(store: Store, population: Population, game: str, rng: random.Random) -> int:
@@ -188,6 +189,8 @@ def _tournament(store: Store, population: Population, game: str, rng: random.Ran
     entries = rng.sample(population.versions[game], TOURNAMENT_ENTRIES)
     population.made += 1
     tid = store.create_tournament(f"{game} round robin {population.made}", game, entries)
+    if game == LADDER_GAME and population.measured_tournament is None:
+        population.measured_tournament = tid
     with store.pool.connection() as conn:
         conn.execute("UPDATE tournaments SET state = 'done' WHERE id = %s", (tid,))
     population.tournaments[game] = (tid, entries, 1)
@@ -239,15 +242,13 @@ def load(
                         finished, ladder is not None,
                     )
                 )  # fmt: skip
-                best = min(record.ranks)
                 for seat, player in enumerate(players):
                     rank, score = record.ranks[seat], record.scores[seat]
                     seats.append((match_id, seat, player, rank, score, "ok", False))
-                winners = [p for p, r in zip(players, record.ranks, strict=True) if r == best]
                 records.append(
                     (
-                        match_id, game, "MatchRecord", record.record, record.sha, players,
-                        winners, record.num_actions, rng.randrange(200, 3_000), finished,
+                        match_id, game, "MatchRecord", record.record, record.sha,
+                        record.num_actions, rng.randrange(200, 3_000), finished,
                     )
                 )  # fmt: skip
             _copy(
@@ -264,9 +265,15 @@ def load(
             )
             _copy(
                 conn,
-                "match_records (match_id, game, format, record, record_sha256, bot_version_ids,"
-                " winners, num_actions, duration_ms, created_at)",
+                "match_records (match_id, game, format, record, record_sha256, num_actions,"
+                " duration_ms, created_at)",
                 records,
+            )
+            # what the tick's trigger counts as it marks a ladder's match rated
+            rated = sum(1 for row in matches if row[8] is not None)
+            conn.execute(
+                "UPDATE ladders SET rated_matches = rated_matches + %s WHERE id = %s",
+                (rated, population.ladder_id),
             )
         written += size
     for game in MIX:
@@ -274,6 +281,12 @@ def load(
     with store.pool.connection() as conn:
         conn.autocommit = True
         conn.execute("VACUUM (ANALYZE)")
+
+
+def _one(conn: Any, query: str, params: Sequence[Any] = ()) -> tuple[Any, ...]:
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return tuple(row)
 
 
 def _copy(conn: Any, target: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -365,7 +378,7 @@ def _reads(
     game = LADDER_GAME
     busy = population.ladder_pool[0]
     name = population.names[busy]
-    tid = next(iter(population.tournaments.values()))[0]
+    tid = population.measured_tournament
     with store.pool.connection() as conn:
         row = conn.execute(
             "SELECT id, (SELECT num_actions FROM match_records WHERE match_id = m.id)"
@@ -390,6 +403,7 @@ def _reads(
         ("replay_page", f"/matches/{match_id}?step={steps // 2}"),
         ("replay_step_api", f"/api/v1/matches/{match_id}/steps/{steps // 2}"),
         ("match_api", f"/api/v1/matches/{match_id}"),
+        ("ladders_api", "/api/v1/ladders"),
     ):
         yield figure, _p50(get(url), repeats)
 
@@ -399,18 +413,19 @@ def _sizes(store: Store, base_bytes: int, matches: int) -> dict[str, float]:
     Gin hand takes (its match row, two seats, its record and two lines of rating history,
     each with its share of the table's indexes and free space)."""
     with store.pool.connection() as conn:
-        size = int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+        size = int(_one(conn, "SELECT pg_database_size(current_database())")[0])
         per_row = {}
         for table in ("matches", "match_seats", "rating_history", "match_records"):
-            total, rows = conn.execute(
-                f"SELECT pg_total_relation_size('{table}'), (SELECT count(*) FROM {table})"
-            ).fetchone()
+            total, rows = _one(
+                conn, f"SELECT pg_total_relation_size('{table}'), (SELECT count(*) FROM {table})"
+            )
             per_row[table] = int(total) / max(int(rows), 1)
-        records_all, records_gin = conn.execute(
+        records_all, records_gin = _one(
+            conn,
             "SELECT avg(pg_column_size(record)),"
             " avg(pg_column_size(record)) FILTER (WHERE game = %s) FROM match_records",
             (LADDER_GAME,),
-        ).fetchone()
+        )
     gin_hand = (
         per_row["matches"]
         + 2 * per_row["match_seats"]
@@ -427,14 +442,22 @@ def _sizes(store: Store, base_bytes: int, matches: int) -> dict[str, float]:
     }
 
 
-def stages(total: int) -> list[int]:
-    """The stages of a run to ``total`` matches."""
-    return sorted({s for s in STAGES if s < total} | {total})
+def stages(total: int, at: Sequence[int] = STAGES) -> list[int]:
+    """The stages of a run to ``total`` matches: those of ``at`` below it, and itself."""
+    return sorted({s for s in at if s < total} | {total})
 
 
-def run(*, matches: int = STAGES[-1], repeats: int = 20, seed: int = 1) -> dict[str, Any]:
-    """Fill a scratch database to each stage and measure there; the figures of every stage,
-    and each figure's growth from the first stage to the last."""
+def run(
+    *,
+    matches: int = STAGES[-1],
+    repeats: int = 20,
+    seed: int = 1,
+    at: Sequence[int] = STAGES,
+    url: str | None = None,
+) -> dict[str, Any]:
+    """Fill a scratch database (beside the one at ``url``, else the configured or embedded
+    one) to each stage and measure there; the figures of every stage, and each figure's
+    growth from the first stage to the last."""
     from starlette.testclient import TestClient
 
     from arena.bench.store import ScratchDatabase
@@ -446,18 +469,16 @@ def run(*, matches: int = STAGES[-1], repeats: int = 20, seed: int = 1) -> dict[
     built_at = time.perf_counter()
     played = play_records(seed=seed)
     out: dict[str, Any] = {"matches": matches, "repeats": repeats, "stages": []}
-    with db.database_url() as url, ScratchDatabase(url) as scratch:
+    with db.database_url(url) as server, ScratchDatabase(server) as scratch:
         with db.connect(scratch) as conn:
             db.migrate(conn)
         with Store.open(scratch, max_size=4) as store:
             population = populate(store)
             with store.pool.connection() as conn:
-                base = int(
-                    conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
-                )
+                base = int(_one(conn, "SELECT pg_database_size(current_database())")[0])
             ends = datetime.now(UTC) - timedelta(hours=2)
             loaded = 0
-            for stage in stages(matches):
+            for stage in stages(matches, at):
                 started = time.perf_counter()
                 load(store, population, played, stage - loaded, rng, ends=ends)
                 figures: dict[str, Any] = {
@@ -475,8 +496,7 @@ def run(*, matches: int = STAGES[-1], repeats: int = 20, seed: int = 1) -> dict[
                 out["stages"].append(figures)
                 # what the timed finishes and ticks added stays: the next stage builds on it
                 with store.pool.connection() as conn:
-                    row = conn.execute("SELECT count(*) FROM matches").fetchone()
-                loaded = int(row[0])
+                    loaded = int(_one(conn, "SELECT count(*) FROM matches")[0])
     out["growth"] = growth(out["stages"])
     out["build_s"] = round(time.perf_counter() - built_at, 1)
     return out

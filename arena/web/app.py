@@ -351,7 +351,7 @@ class Viewer:
             "bot.html",
             bot=found.bot,
             versions=found.versions,
-            charts=[(v, _chart(found.histories[v.version.id])) for v in found.versions],
+            charts=[(v, _chart(found.histories[v.version.id], v.games)) for v in found.versions],
             latest=found.latest,
             recent=found.recent[:RECENT_SHOWN],
             held=found.held,
@@ -684,11 +684,11 @@ def _sse(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
 
 
-def _chart(history: list[tuple[int, int, float, float]]) -> dict[str, Any]:
-    """An Elo history (``rating_history`` rows) as an SVG polyline in a 600×160 box, from
-    the first rating before to the last after, with its range."""
+def _chart(history: list[tuple[int, int, float, float]], total: int) -> dict[str, Any]:
+    """An Elo history (``rating_history`` rows, the newest of ``total``) as an SVG polyline
+    in a 600×160 box, from the first rating before to the last after, with its range."""
     if not history:
-        return {"points": "", "low": None, "high": None, "n": 0}
+        return {"points": "", "low": None, "high": None, "n": 0, "shown": 0}
     series = [history[0][2], *(after for _, _, _, after in history)]
     low, high = min(series), max(series)
     span = max(high - low, 1.0)
@@ -698,7 +698,8 @@ def _chart(history: list[tuple[int, int, float, float]]) -> dict[str, Any]:
         "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in pts),
         "low": math.floor(low),
         "high": math.ceil(high),
-        "n": len(history),
+        "n": max(total, len(history)),
+        "shown": len(history),
     }
 
 

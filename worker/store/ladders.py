@@ -159,11 +159,16 @@ class LadderStore(StoreBase):
         ]
 
     def ladder_progress(self, ladder_id: int) -> dict[str, int]:
-        """How many of the ladder's matches are in each state."""
+        """How many of the ladder's matches are in each state: those done are the ones its
+        ticks have rated, counted as they were (migration 0016), and those not rated yet."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT state, count(*) FROM matches WHERE ladder_id = %s GROUP BY state",
-                (ladder_id,),
+                "SELECT state, count(*) FROM matches"
+                " WHERE ladder_id = %(id)s AND state <> 'done' GROUP BY state"
+                " UNION ALL SELECT 'done', l.rated_matches + (SELECT count(*) FROM matches m"
+                "   WHERE m.ladder_id = l.id AND m.state = 'done' AND NOT m.ladder_counted)"
+                " FROM ladders l WHERE l.id = %(id)s",
+                {"id": ladder_id},
             ).fetchall()
         )
         counts: dict[str, int] = dict.fromkeys(MATCH_STATES, 0)
@@ -226,15 +231,22 @@ class LadderStore(StoreBase):
         return self._run(op)
 
 
+#: The most finished matches one tick rates: the oldest; the next tick takes the rest, in
+#: the same completion order (a ladder that was stopped for a while catches up in a few
+#: ticks of bounded length, not one long transaction).
+TICK_RATES = 2_000
+
+
 def _not_yet_rated(conn: psycopg.Connection, ladder_id: int) -> list[TableResult]:
-    """The ladder's finished matches that no tick has rated yet, in completion order
-    (the tick that reads them marks them in the same transaction)."""
+    """The ladder's oldest :data:`TICK_RATES` finished matches that no tick has rated yet,
+    in completion order (the tick that reads them marks them in the same transaction)."""
     rows = conn.execute(
         "SELECT m.id, s.bot_version_id, s.rank, s.score, s.status, s.forfeit"
-        " FROM matches m JOIN match_seats s ON s.match_id = m.id"
-        " WHERE m.ladder_id = %s AND m.state = 'done' AND NOT m.ladder_counted"
-        " ORDER BY m.finish_seq, s.seat",
-        (ladder_id,),
+        " FROM (SELECT id, finish_seq FROM matches"
+        "       WHERE ladder_id = %s AND state = 'done' AND NOT ladder_counted"
+        "       ORDER BY finish_seq LIMIT %s) m"
+        " JOIN match_seats s ON s.match_id = m.id ORDER BY m.finish_seq, s.seat",
+        (ladder_id, TICK_RATES),
     ).fetchall()
     out: dict[int, list[SeatResultRow]] = {}
     for match_id, v, rank, score, status, forfeit in rows:

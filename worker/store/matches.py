@@ -176,9 +176,9 @@ _FINISH_WRITE = """
         WHERE s.match_id = %(id)s AND s.seat = u.seat),
     stored AS (
         INSERT INTO match_records (match_id, game, format, record, record_sha256,
-            bot_version_ids, winners, num_actions, duration_ms)
-        VALUES (%(id)s, %(game)s, %(format)s, %(record)b, %(sha)b, %(players)s::bigint[],
-            %(winners)s::bigint[], %(num_actions)s, %(duration_ms)s)),
+            num_actions, duration_ms)
+        VALUES (%(id)s, %(game)s, %(format)s, %(record)b, %(sha)b, %(num_actions)s,
+            %(duration_ms)s)),
     rerated AS (
         UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
         FROM unnest(%(rated)s::bigint[], %(after)s::float8[]) AS u(v, rating)
@@ -640,7 +640,6 @@ class MatchStore(StoreBase):
                 before = [current[p] for p in players]
                 after = ratings.elo_after(players, ranks, before, self.elo_k)
                 final = dict(zip(players, after, strict=True))
-                winners = [p for p, rank in zip(players, ranks, strict=True) if rank == min(ranks)]
                 cur.execute(
                     _FINISH_WRITE,
                     {
@@ -655,8 +654,6 @@ class MatchStore(StoreBase):
                         "format": finished.format,
                         "record": finished.record,
                         "sha": hashlib.sha256(finished.record).digest(),
-                        "players": players,
-                        "winners": winners,
                         "num_actions": checked.num_actions,
                         "duration_ms": finished.duration_ms,
                         "note": finished.note,

@@ -60,16 +60,20 @@ class RatingStore(StoreBase):
         )
         return [RatingRow(int(i), str(label), float(r), int(g)) for i, label, r, g in rows]
 
-    def rating_history(self, game: str, bot_version_id: int) -> list[tuple[int, int, float, float]]:
-        """``(finish_seq, match_id, before, after)`` of each Elo update of a bot version."""
+    def rating_history(
+        self, game: str, bot_version_id: int, *, last: int | None = None
+    ) -> list[tuple[int, int, float, float]]:
+        """``(finish_seq, match_id, before, after)`` of each Elo update of a bot version, in
+        completion order; with ``last``, only its newest ``last`` (read backwards along the
+        history's key, so as cheap for a version of a million games as for one of ten)."""
         rows = self._run(
             lambda conn: conn.execute(
                 "SELECT finish_seq, match_id, rating_before, rating_after FROM rating_history"
-                " WHERE game = %s AND bot_version_id = %s ORDER BY finish_seq",
-                (game, bot_version_id),
+                " WHERE game = %s AND bot_version_id = %s ORDER BY finish_seq DESC LIMIT %s",
+                (game, bot_version_id, last),
             ).fetchall()
         )
-        return [(int(s), int(m), float(b), float(a)) for s, m, b, a in rows]
+        return [(int(s), int(m), float(b), float(a)) for s, m, b, a in reversed(rows)]
 
     def rating_trends(self, game: str, last: int = 10) -> dict[int, tuple[float, int]]:
         """Each rated bot version's Elo change over its last ``last`` updates in ``game``
