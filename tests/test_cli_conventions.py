@@ -68,6 +68,7 @@ REPORTING = (
     "arena bench codec",
     "arena bench referee",
     "arena bench sandbox",
+    "arena bench scale",
     "arena bench store",
     "arena bench tournament",
     "arena bench web",

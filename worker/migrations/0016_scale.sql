@@ -13,10 +13,11 @@ CREATE INDEX matches_ladder_unsettled ON matches (ladder_id, state)
     WHERE state <> 'done' AND ladder_id IS NOT NULL;
 -- Its finished matches no tick has rated yet, in completion order: a tick reads a batch
 -- of them along this index (on ladder_id alone, the planner, which cannot know how few
--- they are, hashed the whole of match_seats).
+-- they are, hashed the whole of match_seats). Only ladders' matches: the index it
+-- replaces also held every finished match played outside a ladder, under a NULL key.
 DROP INDEX matches_ladder_uncounted;
 CREATE INDEX matches_ladder_uncounted ON matches (ladder_id, finish_seq)
-    WHERE state = 'done' AND NOT ladder_counted;
+    WHERE state = 'done' AND NOT ladder_counted AND ladder_id IS NOT NULL;
 -- And those it has rated, counted as they are marked (by this trigger, whatever release
 -- marks them), so that the ladder's progress does not count its whole history.
 ALTER TABLE ladders ADD COLUMN rated_matches bigint NOT NULL DEFAULT 0;
@@ -33,10 +34,19 @@ CREATE TRIGGER matches_count_rated AFTER UPDATE OF ladder_counted ON matches
     EXECUTE FUNCTION matches_count_rated();
 
 -- Indexes nothing reads: the seated bot versions of a record (match_seats_bot answers
--- "matches of a bot"), records by game and time, and rating history by match.
+-- "matches of a bot"), records by game and time, and rating history by match; and one
+-- read by the Elo recompute alone (a game's matches in completion order), which now
+-- sorts them itself: it is a bulk job run by an operator, and the index cost 70 bytes
+-- a match.
 DROP INDEX match_records_bots;
 DROP INDEX match_records_game_time;
 DROP INDEX rating_history_match;
+DROP INDEX matches_game_finish;
+-- A version plays one game, so its history is keyed by version and completion order:
+-- the key without the game's name is half as long, and this index is the history's
+-- largest part.
+ALTER TABLE rating_history DROP CONSTRAINT rating_history_pkey,
+    ADD PRIMARY KEY (bot_version_id, finish_seq);
 -- The record's copies of its seats and winners (match_seats holds both, with ranks)
 -- are no longer written. They become optional here, so that a worker of the previous
 -- release, which still writes them, finishes its matches during a rolling upgrade; a
