@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -112,3 +114,21 @@ def test_bench_tournament_gives_up_when_no_match_finishes(monkeypatch: Any) -> N
         RuntimeError, match=r"finished in 0 s \(3 queued, 2 running\); see .* \/tmp\/arena-logs"
     ):
         tournament._wait_done(Store(), 1, Running())
+
+
+@pytest.mark.multihost
+def test_bench_tournament_over_hosts_counts_each_phase_and_each_host() -> None:
+    """``--hosts`` plays a round robin over one worker host, then over two, and each
+    worker's own count of its matches adds up to the round robin."""
+    from arena.bench import hosts
+
+    reason = hosts.unavailable()
+    if reason is not None:
+        pytest.skip(f"multi-host test did not run (bench tournament --hosts): {reason}")
+    figures = _arena("bench", "tournament", "--hosts", "--matches", "6", "--concurrency", "1")
+    one, two = figures["hosts_1"], figures["hosts_2"]
+    assert isinstance(one, dict) and isinstance(two, dict)
+    assert one["matches_by_host"] == {"w1": 6}
+    assert set(two["matches_by_host"]) == {"w1", "w2"}
+    assert sum(two["matches_by_host"].values()) == 6
+    assert one["matches_per_s"] > 0 and two["matches_per_s"] > 0

@@ -91,7 +91,7 @@ def _phase(platform: Any, store: Any, matches: int) -> float:
     made = _ok(
         platform.arena(
             "ctl", "tournament", "create", "--game", GAME, "--bots", "randa,randb",
-            "--games", str(max(1, matches // 2)), "--option", "max_hands=1", "--json",
+            "--games", str(matches), "--option", "max_hands=1", "--json",
         )
     )  # fmt: skip
     tournament = int(json.loads(made.stdout)["tournament"])
