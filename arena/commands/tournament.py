@@ -127,7 +127,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena bench tournament --matches 200",
             "arena bench tournament --workers 2 --concurrency 4 --json",
-            "sudo arena bench tournament --hosts --matches 300",
+            "arena bench tournament --hosts --matches 400",
         ),
     )
     bench.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
