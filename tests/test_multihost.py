@@ -54,7 +54,14 @@ REMOTE_PORT = 50443
 WEB_PORT = 8000
 #: Short leases and sweeps, so that a lost host's matches come back quickly; short drain
 #: tasks, so that the sweep's task finds a free worker thread soon.
-SETTINGS = {"ARENA_LEASE_S": "3", "ARENA_SWEEP_S": "1", "ARENA_DRAIN_S": "5"}
+SETTINGS = {
+    "ARENA_LEASE_S": "3",
+    "ARENA_SWEEP_S": "1",
+    "ARENA_DRAIN_S": "5",
+    # one secret for every host, as deploy/README.md asks: the web host's live view
+    # calls the worker hosts' referees with it
+    "ARENA_REFEREE_SECRET": "the-multi-host-test-s-own-secret",
+}
 #: The skip reason's start, which the summary line of tests/conftest.py repeats.
 DID_NOT_RUN = "multi-host test did not run"
 
@@ -264,9 +271,12 @@ def test_d6_tournament_over_two_worker_hosts_survives_a_killed_host_and_a_cut_li
         remote = f"{w1.address}:{REMOTE_PORT}"
         w1_worker = platform.start(
             "w1", "worker", "--concurrency", "2", "--node-name", "w1@%h", "--remote", remote,
-            "--tls-cert", str(cert), "--tls-key", str(cert_key),
+            "--tls-cert", str(cert), "--tls-key", str(cert_key), "--referee-host", w1.address,
         )  # fmt: skip
-        first_w2 = platform.start("w2", "worker", "--concurrency", "1", "--node-name", "w2@%h")
+        first_w2 = platform.start(
+            "w2", "worker", "--concurrency", "1", "--node-name", "w2@%h",
+            "--referee-host", w2.address,
+        )  # fmt: skip
         platform.start("web", "web", "--host", web.address, "--port", str(WEB_PORT))
         platform.start("web", "scheduler")
         platform.start(
@@ -333,6 +343,20 @@ def test_d6_tournament_over_two_worker_hosts_survives_a_killed_host_and_a_cut_li
         store.close()
 
 
+def _first_live_event(hosts: Hosts, page: str) -> str:
+    """The kind of the first event the live view at ``page`` sends (``event``: one of
+    the match's; ``error`` or ``unavailable``: it could not follow it), read from the
+    web host as a browser there would."""
+    import urllib.request
+
+    with hosts.entered("web"), urllib.request.urlopen(f"{page}/live/events", timeout=60) as sent:
+        for raw in sent:
+            line = raw.decode().strip()
+            if line.startswith("event: "):
+                return line.removeprefix("event: ")
+    return "nothing"
+
+
 def _play_through_faults(
     hosts: Hosts,
     platform: HostedPlatform,
@@ -367,6 +391,15 @@ def _play_through_faults(
 
     slow = _version(store, "slow")
     assert slow is not None
+
+    # 0. the web host shows a match played on w1 as it is played: its live view dials
+    # w1's referee at the address the match's row records
+    found = _wait(lambda: running_on("w1", slow=slow), 120, "a slow match on w1", logs)
+    web = hosts["web"]
+    first = _first_live_event(hosts, f"http://{web.address}:{WEB_PORT}/matches/{found[0]}")
+    assert first == "event", (
+        f"the live view of match {found[0]} began with {first}\n" + logs()[-4000:]
+    )
 
     # 1. w2 loses every process at once while it plays a match
     found = _wait(lambda: running_on("w2"), 120, "a match played on w2", logs)

@@ -108,6 +108,9 @@ class Host:
     name: str = field(default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}")
     #: What its referee is started with (a listener for remote bots, say), each time.
     referee_args: tuple[str, ...] = ()
+    #: The address its referee's match service listens on, each time: loopback unless
+    #: the web app's live view runs on another host and dials it there.
+    referee_host: str = "127.0.0.1"
     #: Its remote bots, when it takes them (:mod:`worker.remote`).
     remote: RemoteDesk | None = None
     _clocks: dict[int, ClockRules] = field(default_factory=dict)
@@ -154,7 +157,7 @@ class Host:
             if self.stopping.wait(wait):
                 return False
             try:
-                referee = LocalReferee(extra_args=self.referee_args)
+                referee = LocalReferee(extra_args=self.referee_args, host=self.referee_host)
             except (RefereeGone, OSError) as exc:
                 problem = str(exc)
                 log.error("the referee did not start again: %s", problem)
@@ -545,17 +548,19 @@ def start_host(
     *,
     remote: Sequence[str] = (),
     admit: Admit | None = None,
+    referee_host: str = "127.0.0.1",
 ) -> Host:
     """A host with its own referee process and an empty bot pool, its bots confined as
     ``ARENA_SANDBOX`` says (:class:`~worker.sandbox.SandboxUnavailable` when they cannot
     be here); with ``admit``, one that takes remote bots, its referee started with the
-    arguments ``remote`` (its listener for them)."""
+    arguments ``remote`` (its listener for them). Its referee's match service listens on
+    ``referee_host``: the address the live view dials, as each match's row records it."""
     box = sandbox.configure(settings.load().sandbox)
     if box.on:
         log.info("the sandbox of hosted bots is %s", box.describe())
     else:
         log.warning("THE SANDBOX IS %s", box.describe())
-    referee = LocalReferee(extra_args=remote)
+    referee = LocalReferee(extra_args=remote, host=referee_host)
     try:
         link = RefereeLink(referee.address, referee.secret, referee.socket)
         pool = BotPool(store, link, sandbox=box)
@@ -563,7 +568,9 @@ def start_host(
     except BaseException:
         referee.stop()
         raise
-    host = Host(store, referee, link, pool, client, referee_args=tuple(remote))
+    host = Host(
+        store, referee, link, pool, client, referee_args=tuple(remote), referee_host=referee_host
+    )
     if admit is not None:
         host.remote = RemoteDesk(host, admit)
         host.remote.start()

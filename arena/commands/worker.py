@@ -40,6 +40,14 @@ def register(sub: Any, bench_sub: Any) -> None:
         "workers on one host each need their own, e.g. worker1@%%h)",
     )
     w.add_argument(
+        "--referee-host",
+        metavar="ADDRESS",
+        default="127.0.0.1",
+        help="the address its referee's match service listens on, which the web app's live "
+        "view dials (default 127.0.0.1: the web app on this host; give this host's own "
+        "address when the web app runs elsewhere; its calls need the platform's secret)",
+    )
+    w.add_argument(
         "--remote",
         metavar="HOST:PORT",
         default=None,
@@ -125,6 +133,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
                 redis_url,
                 remote=remote,
                 admit=admitter(store) if remote else None,
+                referee_host=args.referee_host,
             )
         except SandboxUnavailable as exc:
             raise CommandError(str(exc)) from None
