@@ -625,8 +625,13 @@ def _postgres_bindir(folder: Path) -> Path:
     if install is not None and (install / "bin" / "postgres").is_file():
         if _open_to_others(install / "bin" / "postgres"):
             return install / "bin"
-        copy = folder / "pginstall"
+        # the binaries find their shared libraries at $ORIGIN/../../../pgserver.libs (the
+        # wheel's own folder beside the package): the copy keeps that layout
+        copy = folder / "pgserver" / "pginstall"
         shutil.copytree(install, copy, symlinks=True)
+        libs = install.parent.parent / "pgserver.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, folder / "pgserver.libs", symlinks=True)
         return copy / "bin"
     debian = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"))
     if debian:
