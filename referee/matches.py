@@ -84,6 +84,7 @@ class Referee:
         self.sessions = Sessions(max_sessions)
         self.closing = False  # shutting down: no new matches or seats
         self._finished_tokens: dict[str, str] = {}
+        self._release_on_finish: set[str] = set()  # their callers have their records
         self._tasks: set[asyncio.Task[None]] = set()
 
     def create(
@@ -212,6 +213,9 @@ class Referee:
         entry = FinishedMatch(match.id, match.record_bytes, tokens, time.monotonic())
         self.finished[match.id] = entry
         self.kept_bytes += entry.size
+        if match.id in self._release_on_finish:
+            self._release_on_finish.discard(match.id)
+            self._forget(entry)
         self._forget_old()
 
     def _forget_old(self) -> None:
@@ -257,6 +261,14 @@ class Referee:
                 "or forgotten past its keep limits)",
             )
         return match
+
+    def release_when_finished(self, match_id: str) -> None:
+        """Forget the match as soon as it has finished (now, if it has): its caller has
+        its record (``GetMatch`` with ``wait`` and ``release``)."""
+        if match_id in self.matches:
+            self._release_on_finish.add(match_id)
+        elif (entry := self.finished.get(match_id)) is not None:
+            self._forget(entry)
 
     def release(self, match_id: str) -> bool:
         """Forget a finished match (the platform has stored its record); False when it was

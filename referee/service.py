@@ -431,7 +431,8 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         self, request: match_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.GetMatchResponse:
         """The match's state, and its result and record once finished; with ``wait``,
-        once it has finished."""
+        once it has finished (and with ``release``, forgotten then, as ``ReleaseMatch``
+        would)."""
         try:
             match = self.referee.get(request.match_id)
             if request.wait and not isinstance(match, FinishedMatch):
@@ -447,6 +448,8 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         elif record is not None:
             reply.record.MergeFromString(record)
             reply.result.CopyFrom(reply.record.result)
+        if request.wait and request.release and record is not None:
+            self.referee.release_when_finished(match.id)
         return reply
 
     async def ReleaseMatch(

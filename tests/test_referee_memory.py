@@ -103,6 +103,41 @@ def test_a_released_match_is_forgotten() -> None:
     assert referee.release(match.id) is False
 
 
+def test_a_wait_that_releases_answers_with_the_record_then_forgets_the_match() -> None:
+    """``GetMatch`` with ``wait`` and ``release``: the answer holds the record, and the
+    match is forgotten as ``ReleaseMatch`` would, whether it was still being played when
+    the call came or had already been filed as finished."""
+    referee = Referee()
+
+    async def main() -> list[tuple[bytes, bytes | None]]:
+        servicer = MatchesServicer(referee)
+        out = []
+        for seed, early in ((5, True), (6, False)):
+            match = referee.create("hollywood-gin", {"max_hands": 1}, seed, ["a", "b"], CLOCK)
+            request = match_pb2.GetMatchRequest(
+                match_id=match.id, wait=True, record_bytes=True, release=True
+            )
+            if early:  # the call waits while the match is played
+                waiting = asyncio.ensure_future(servicer.GetMatch(request, None))
+                await asyncio.sleep(0)
+                seat_randomly(match, random.Random(seed))
+                reply = await asyncio.wait_for(waiting, 30)
+            else:  # the match is over and filed before the call
+                seat_randomly(match, random.Random(seed))
+                await asyncio.wait_for(match.done.wait(), 30)
+                await asyncio.sleep(0)
+                assert match.id in referee.finished
+                reply = await servicer.GetMatch(request, None)
+            await asyncio.sleep(0)  # the referee files it as finished, if it had not
+            out.append((reply.record_data, match.record_bytes))
+        return out
+
+    for sent, written in asyncio.run(main()):
+        assert sent and sent == written
+    assert not referee.finished and referee.kept_bytes == 0 and not referee.matches
+    assert not referee._release_on_finish
+
+
 def test_unreleased_matches_are_kept_within_the_byte_budget_oldest_first() -> None:
     probe = Referee()
     [first] = play_short_matches(probe, 1)

@@ -403,33 +403,30 @@ class Host:
         # out of ``running`` or to another holder, and that clears it (migration 0004), so
         # no statement of its own is spent on it.
         notices.set_live(self.store, match.id, holder, link.address, referee_id)
-        reply = link.wait(referee_id, MATCH_S)
+        # the referee forgets the match as it answers: this worker holds the record now,
+        # and commits it or plays the match again
+        reply = link.wait(referee_id, MATCH_S, release=True)
+        finished = FinishedMatch(
+            record=reply.record_data,
+            duration_ms=round((time.monotonic() - live.began) * 1000),
+            note=self._note(match, live.note),
+        )
         try:
-            finished = FinishedMatch(
-                record=reply.record_data,
-                duration_ms=round((time.monotonic() - live.began) * 1000),
-                note=self._note(match, live.note),
+            began = time.perf_counter()
+            done = self.store.finish_match(match.id, holder, finished)
+            metrics.FINISH_SECONDS.labels(match.game).observe(time.perf_counter() - began)
+        except InvalidResult as exc:  # aborted: played again; a record that does not fit
+            log.warning("match %d was not finished: %s", match.id, exc.reason)
+            wait = retry_wait(match.attempts) if exc.retry else 0.0  # is never retried
+            return (
+                self.store.fail_match(match.id, holder, exc.reason, retry=exc.retry, wait_s=wait)
+                or "lost"
             )
-            try:
-                began = time.perf_counter()
-                done = self.store.finish_match(match.id, holder, finished)
-                metrics.FINISH_SECONDS.labels(match.game).observe(time.perf_counter() - began)
-            except InvalidResult as exc:  # aborted: played again; a record that does not fit
-                log.warning("match %d was not finished: %s", match.id, exc.reason)
-                wait = retry_wait(match.attempts) if exc.retry else 0.0  # is never retried
-                return (
-                    self.store.fail_match(
-                        match.id, holder, exc.reason, retry=exc.retry, wait_s=wait
-                    )
-                    or "lost"
-                )
-            if done:
-                metrics.finished(match.game, reply.record_data, (finished.duration_ms or 0) / 1e3)
-                self._keep_logs(match, live)
-                self._keep_limits(match)
-            return "done" if done else "lost"
-        finally:
-            link.release(referee_id)
+        if done:
+            metrics.finished(match.game, reply.record_data, (finished.duration_ms or 0) / 1e3)
+            self._keep_logs(match, live)
+            self._keep_limits(match)
+        return "done" if done else "lost"
 
     def _keep_limits(self, match: Match) -> None:
         """Note, beside their status, the seats whose bot a limit of the sandbox stopped."""

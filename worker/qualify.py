@@ -215,8 +215,7 @@ def _play(
         ClockRules(),
         faults,
     )
-    record = decode_record(link.wait(match_id, MATCH_S).record_data)
-    link.release(match_id)
+    record = decode_record(link.wait(match_id, MATCH_S, release=True).record_data)
     seat = record.seats[0]
     out: dict[str, Any] = {"seats": seats, "status": seat.status, "ok": seat.status == "ok"}
     if not out["ok"]:

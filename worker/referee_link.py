@@ -226,11 +226,14 @@ class RefereeLink:
             request.clock.CopyFrom(clock_to_proto(clock))
         self._call("CreateMatch", request)
 
-    def wait(self, match_id: str, timeout: float) -> Any:
+    def wait(self, match_id: str, timeout: float, *, release: bool = False) -> Any:
         """Wait for the match to end (one call, not its stream of events); its
         ``GetMatchResponse`` with the record's bytes as the referee wrote them
-        (``record_data``)."""
-        request = match_pb2.GetMatchRequest(match_id=match_id, wait=True, record_bytes=True)
+        (``record_data``). With ``release`` the referee forgets the match once it has
+        answered (the caller keeps the record), which saves a :meth:`release`."""
+        request = match_pb2.GetMatchRequest(
+            match_id=match_id, wait=True, record_bytes=True, release=release
+        )
         return self._call("GetMatch", request, timeout=timeout)
 
     def release(self, match_id: str) -> None:

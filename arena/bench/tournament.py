@@ -11,7 +11,8 @@ warm-up that starts the bot processes. Figures:
 - ``platform_cpu_ms_per_match``: the CPU of the worker processes themselves (Celery and
   the bookkeeping, not their referee or bots), of the Postgres backends serving the
   bench's scratch database (not the server's other clients, nor its shared background
-  writers) and of every Redis server process, per match;
+  writers, nor the bench's own watcher of each round's progress) and of every Redis
+  server process, per match;
 - the referee's CPU per match on each side (the same work, as a check), and
   ``platform_to_referee_cpu``: the platform's CPU per match over the referee's alone;
 - queued-to-first-decision latency (p50, p99): with the workers idle, one match at a time
@@ -80,12 +81,20 @@ def _servers(name: str) -> list[int]:
     return [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == name]
 
 
+#: The ``application_name`` of the bench's own connection that watches each round's
+#: progress (20 times a second): its backend is the bench's cost, not the platform's.
+WATCHER = "arena-bench-watcher"
+
+
 def _backends(store: Any) -> set[int]:
-    """The Postgres backends serving the bench's scratch database: the server's other
-    clients (a test run beside the bench, say) are not the platform's cost."""
+    """The Postgres backends serving the bench's scratch database but its watcher: the
+    server's other clients (a test run beside the bench, say) are not the platform's
+    cost, and neither is the bench's polling."""
     with store.pool.connection() as conn:
         rows = conn.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND application_name IS DISTINCT FROM %s",
+            (WATCHER,),
         ).fetchall()
     return {int(pid) for (pid,) in rows}
 
@@ -155,13 +164,16 @@ def _register(store: Any) -> list[int]:
 def _bench(
     running: Any, workers: int, matches: int, concurrency: int, repeats: int
 ) -> TournamentBench:
+    from psycopg.conninfo import make_conninfo
+
     from worker import tasks
     from worker.pool import BotPool
     from worker.referee_link import LocalReferee, RefereeLink
     from worker.schedule import round_robin
-    from worker.store import ScheduledMatch
+    from worker.store import ScheduledMatch, Store
 
     store = running.store
+    watcher = Store.open(make_conninfo(running.database_url, application_name=WATCHER), max_size=1)
     versions = _register(store)
     slots = workers * concurrency
     pairings = round_robin(2, 2, matches, seed=11)
@@ -181,8 +193,7 @@ def _bench(
             link.create_match(
                 match_id, GAME, OPTIONS, m.seed, ["a", "b"], [sessions[v] for v in m.seats]
             )
-            link.wait(match_id, 120)
-            link.release(match_id)
+            link.wait(match_id, 120, release=True)  # as a worker does
 
         def alone(tag: str, count: int) -> tuple[float, float]:
             """(seconds, referee CPU seconds) for ``count`` matches."""
@@ -214,7 +225,7 @@ def _bench(
             began = time.perf_counter()
             for _ in range(slots):
                 tasks.drain.delay(tournament)
-            for pids in _poll_done(store, tournament, running, worker_pids):
+            for pids in _poll_done(watcher, tournament, running, worker_pids):
                 bots.update(pids)
             took = time.perf_counter() - began
             # a backend that started during the round counts from zero
@@ -237,6 +248,7 @@ def _bench(
         pool.close()
         link.close()
         referee.stop()
+        watcher.close()
     alone_rates = [matches / r[0] for r in rounds]
     platform_rates = [matches / r[2] for r in rounds]
     ratios = [p / a for p, a in zip(platform_rates, alone_rates, strict=True)]

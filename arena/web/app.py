@@ -599,7 +599,11 @@ class Viewer:
                         yield _sse("held", {"message": str(pages.held_live(match_id))})
                         return
                     for item in batch:
-                        if isinstance(item, grpc.RpcError):
+                        if isinstance(item, grpc.RpcError) and not (
+                            # the referee let the match go as its worker took the record
+                            # (GetMatch with release): it has ended and is being stored
+                            n == 0 and item.code() == grpc.StatusCode.NOT_FOUND
+                        ):
                             code = item.code()
                             message = f"the referee stopped answering: {code}"
                             yield _sse("error", {"message": message})

@@ -70,14 +70,16 @@ class MatchUpdate(_message.Message):
     def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id", "wait", "record_bytes")
+    __slots__ = ("match_id", "wait", "record_bytes", "release")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     WAIT_FIELD_NUMBER: _ClassVar[int]
     RECORD_BYTES_FIELD_NUMBER: _ClassVar[int]
+    RELEASE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     wait: bool
     record_bytes: bool
-    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ..., record_bytes: _Optional[bool] = ...) -> None: ...
+    release: bool
+    def __init__(self, match_id: _Optional[str] = ..., wait: _Optional[bool] = ..., record_bytes: _Optional[bool] = ..., release: _Optional[bool] = ...) -> None: ...
 
 class GetMatchResponse(_message.Message):
     __slots__ = ("match_id", "state", "result", "record", "record_data")
