@@ -134,6 +134,42 @@ def test_the_live_location_is_kept_under_the_claim(platform_env: PlatformEnv) ->
     assert store.live_location(match.id) is None
 
 
+def test_a_claim_records_where_its_play_runs(platform_env: PlatformEnv) -> None:
+    """A claim with ``live_referee`` writes the live location itself: the referee's id of
+    the play is the one the worker creates the match under (``referee_match_id``); a claim
+    of the same match by another holder writes its own, and one without writes none."""
+    from worker.store.matches import referee_match_id
+
+    store = platform_env.store
+    a, b = (platform_env.submit(EXAMPLES / "random_bot.py", n, "hollywood-gin") for n in ("a", "b"))
+    match = store.create_match("hollywood-gin", [a, b])
+    first = store.claim_match(
+        "host/aaaaaa111111", match_id=match.id, lease_seconds=60, live_referee="10.0.0.2:7"
+    )
+    assert first is not None and first.attempts == 1
+    where = ("10.0.0.2:7", referee_match_id(match.id, 1, "host/aaaaaa111111"))
+    assert store.live_location(match.id) == where == ("10.0.0.2:7", f"m{match.id}a1-111111")
+    with store.pool.connection() as conn:  # its lease expires: another host takes it over
+        conn.execute(
+            "UPDATE matches SET lease_expires = now() - interval '1 s' WHERE id = %s", (match.id,)
+        )
+    second = store.claim_match(
+        "other/bbbbbb222222", match_id=match.id, lease_seconds=60, live_referee="10.0.0.3:9"
+    )
+    assert second is not None and second.attempts == 2
+    assert store.live_location(match.id) == ("10.0.0.3:9", f"m{match.id}a2-222222")
+    with store.pool.connection() as conn:
+        conn.execute(
+            "UPDATE matches SET lease_expires = now() - interval '1 s' WHERE id = %s", (match.id,)
+        )
+    assert store.claim_match("third/cccccc333333", match_id=match.id, lease_seconds=60)
+    with store.pool.connection() as conn:  # the old play's address went with it
+        row = conn.execute(
+            "SELECT live_referee, live_match FROM matches WHERE id = %s", (match.id,)
+        )
+        assert row.fetchone() == (None, None)
+
+
 def test_live_views_of_matches_played_by_two_workers(
     platform_env: PlatformEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -48,6 +48,7 @@ from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.remote import Admit, RemoteDesk
 from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
+from worker.store.matches import referee_match_id
 
 log = logging.getLogger(__name__)
 
@@ -238,15 +239,17 @@ class Host:
             if time.monotonic() > deadline:
                 return played, True
             holder = self._holder()
+            at = self.link.address  # the claim records where the play runs
             match = self.store.claim_match(
                 holder,
                 lease_seconds=self.lease_s,
                 tournament_id=tournament_id,
                 remote_host=self.remote_host,
+                live_referee=at,
             )
             if match is None:
                 return played, False
-            self.play(match, holder)
+            self.play(match, holder, claimed_at=at)
             played += 1
         return played, True
 
@@ -257,12 +260,17 @@ class Host:
         if not self._wait_ready():
             return None
         holder = self._holder()
+        at = self.link.address
         match = self.store.claim_match(
-            holder, lease_seconds=self.lease_s, match_id=match_id, remote_host=self.remote_host
+            holder,
+            lease_seconds=self.lease_s,
+            match_id=match_id,
+            remote_host=self.remote_host,
+            live_referee=at,
         )
         if match is None:
             return None
-        return self.play(match, holder)
+        return self.play(match, holder, claimed_at=at)
 
     @property
     def remote_host(self) -> str | None:
@@ -274,11 +282,13 @@ class Host:
 
     # -- playing ---------------------------------------------------------------------
 
-    def play(self, match: Match, holder: str) -> Played:
+    def play(self, match: Match, holder: str, *, claimed_at: str | None = None) -> Played:
         """Play a match claimed by ``holder`` to its end and hand it in; returns the
         match's state afterwards (``done``, ``queued`` or ``failed``; ``lost`` if the claim
-        was no longer this attempt's). What it logs meanwhile carries the match's id, and
-        what it says of WARNING and up is kept with the match (:mod:`worker.logs`)."""
+        was no longer this attempt's). ``claimed_at``: the referee address the claim
+        recorded as the live location (None: it recorded none). What it logs meanwhile
+        carries the match's id, and what it says of WARNING and up is kept with the match
+        (:mod:`worker.logs`)."""
         metrics.claimed(match, self.lease_s)
         fault = None
         with logs.about_match(match.id) as said:
@@ -294,7 +304,7 @@ class Host:
             try:
                 live = self._start(match, holder)
                 started = True
-                state = self._finish(match, holder, live)
+                state = self._finish(match, holder, live, claimed_at)
             except Exception as exc:  # the match could not be played: back to the queue
                 fault = "platform" if platform_fault(exc) else "match"
                 state = self._give_back(match, holder, exc, started)
@@ -362,7 +372,7 @@ class Host:
                 sessions.append("")
                 faults.append(str(exc))
         marks = [self.pool.log_mark(v) for v in match.seats]
-        referee_id = f"m{match.id}a{match.attempts}-{holder[-6:]}"
+        referee_id = referee_match_id(match.id, match.attempts, holder)
         link = self.link  # the referee of this play, even if it is replaced meanwhile
         link.create_match(
             referee_id,
@@ -395,14 +405,15 @@ class Host:
             raise BotStartError(f"its remote bot is not connected to {self.name}")
         return session
 
-    def _finish(self, match: Match, holder: str, live: _Live) -> Played:
+    def _finish(self, match: Match, holder: str, live: _Live, claimed_at: str | None) -> Played:
         """Wait for the referee's result and commit it (or give the match back if the
         referee aborted it)."""
         link, referee_id = live.link, live.referee_id
-        # Nothing here clears the live location: whatever ends this play moves the match
-        # out of ``running`` or to another holder, and that clears it (migration 0004), so
-        # no statement of its own is spent on it.
-        notices.set_live(self.store, match.id, holder, link.address, referee_id)
+        # The claim recorded the live location, unless it did not or the referee was
+        # replaced since; nothing here clears it: whatever ends this play moves the match
+        # out of ``running`` or to another holder, and that clears it (migration 0004).
+        if claimed_at != link.address:
+            notices.set_live(self.store, match.id, holder, link.address, referee_id)
         # the referee forgets the match as it answers: this worker holds the record now,
         # and commits it or plays the match again
         reply = link.wait(referee_id, MATCH_S, release=True)

@@ -98,6 +98,9 @@ LIVE_POLL_S = 1.0
 #: How often, at most, the stream of a match of a duplicate deal looks whether another
 #: match of its deal is queued or running again before it sends the events that came.
 LIVE_CHECK_S = 0.25
+#: How long the live view keeps asking a referee that does not have the match yet
+#: (seconds): its worker creates it there a moment after the claim names the referee.
+LIVE_MISSING_S = 10.0
 _UNAVAILABLE = (
     "the live view is unavailable: no referee is known to play this match now"
     " (it has not started, or its worker has not said where it plays)"
@@ -564,63 +567,82 @@ class Viewer:
             yield _sse("unavailable", {"message": _UNAVAILABLE, "state": now.state})
             return
         duplicate = now.duplicate
-        async with grpc.aio.insecure_channel(address) as channel:
-            stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
-            call = stub.WatchMatch(
-                match_pb2.WatchMatchRequest(match_id=referee_match), metadata=metadata
-            )
-            updates: asyncio.Queue[Any] = asyncio.Queue()
+        # The referee may not have the match: not yet (the claim records where the match
+        # will be played just before its worker creates it there), or no longer (the
+        # worker took the record and had it released; it is being stored). Either way
+        # the row tells, a moment later.
+        missing_until = loop.time() + LIVE_MISSING_S
+        while True:
+            missing = False
+            async with grpc.aio.insecure_channel(address) as channel:
+                stub = match_pb2_grpc.MatchesStub(channel)  # type: ignore[no-untyped-call]
+                call = stub.WatchMatch(
+                    match_pb2.WatchMatchRequest(match_id=referee_match), metadata=metadata
+                )
+                updates: asyncio.Queue[Any] = asyncio.Queue()
 
-            async def read() -> None:
+                async def read(call: Any = call, updates: asyncio.Queue[Any] = updates) -> None:
+                    try:
+                        async for update in call:
+                            await updates.put(update)
+                    except grpc.RpcError as exc:
+                        await updates.put(exc)
+                    finally:
+                        await updates.put(None)
+
+                reader = asyncio.ensure_future(read())
                 try:
-                    async for update in call:
-                        await updates.put(update)
-                except grpc.RpcError as exc:
-                    await updates.put(exc)
-                finally:
-                    await updates.put(None)
-
-            reader = asyncio.ensure_future(read())
-            try:
-                n = 0  # the event's place: a browser that reconnects is sent them all again
-                ended = False
-                while not ended:
-                    batch = [await updates.get()]
-                    if duplicate:
-                        # a failed sibling may be queued again while this one runs: no
-                        # event goes out unless a look after it came found none (at most
-                        # one look per LIVE_CHECK_S, the events gathering meanwhile)
-                        await asyncio.sleep(LIVE_CHECK_S)
-                    while not updates.empty():
-                        batch.append(updates.get_nowait())
-                    if duplicate and await run_in_threadpool(
-                        pages.held, self.store, self.actor, match_id
-                    ):
-                        yield _sse("held", {"message": str(pages.held_live(match_id))})
-                        return
-                    for item in batch:
-                        if isinstance(item, grpc.RpcError) and not (
-                            # the referee let the match go as its worker took the record
-                            # (GetMatch with release): it has ended and is being stored
-                            n == 0 and item.code() == grpc.StatusCode.NOT_FOUND
+                    n = 0  # the event's place: a browser that reconnects is sent them all again
+                    ended = False
+                    while not ended:
+                        batch = [await updates.get()]
+                        if duplicate:
+                            # a failed sibling may be queued again while this one runs: no
+                            # event goes out unless a look after it came found none (at most
+                            # one look per LIVE_CHECK_S, the events gathering meanwhile)
+                            await asyncio.sleep(LIVE_CHECK_S)
+                        while not updates.empty():
+                            batch.append(updates.get_nowait())
+                        if duplicate and await run_in_threadpool(
+                            pages.held, self.store, self.actor, match_id
                         ):
-                            code = item.code()
-                            message = f"the referee stopped answering: {code}"
-                            yield _sse("error", {"message": message})
-                        if item is None or isinstance(item, grpc.RpcError):
-                            ended = True
-                            break
-                        if item.HasField("event"):
-                            e = item.event
-                            seat = e.seat if e.HasField("seat") else None
-                            yield _sse("event", {"n": n, "seat": seat, "text": e.text})
-                            n += 1
-                        elif item.HasField("result"):
-                            ended = True
-                            break
-            finally:
-                reader.cancel()
-                call.cancel()
+                            yield _sse("held", {"message": str(pages.held_live(match_id))})
+                            return
+                        for item in batch:
+                            if (
+                                isinstance(item, grpc.RpcError)
+                                and n == 0
+                                and item.code() == grpc.StatusCode.NOT_FOUND
+                            ):
+                                missing = True
+                            elif isinstance(item, grpc.RpcError):
+                                code = item.code()
+                                message = f"the referee stopped answering: {code}"
+                                yield _sse("error", {"message": message})
+                            if item is None or isinstance(item, grpc.RpcError):
+                                ended = True
+                                break
+                            if item.HasField("event"):
+                                e = item.event
+                                seat = e.seat if e.HasField("seat") else None
+                                yield _sse("event", {"n": n, "seat": seat, "text": e.text})
+                                n += 1
+                            elif item.HasField("result"):
+                                ended = True
+                                break
+                finally:
+                    reader.cancel()
+                    call.cancel()
+            if not missing:
+                break
+            if loop.time() >= missing_until:
+                message = "the referee does not have this match"
+                yield _sse("error", {"message": message})
+                break
+            await asyncio.sleep(LIVE_CHECK_S)
+            now = await run_in_threadpool(pages.watch, self.store, self.actor, match_id)
+            if now.state != "running" or now.where != (address, referee_match):
+                break
         # the record is stored a moment after the referee's result
         for _ in range(50):
             now = await run_in_threadpool(pages.watch, self.store, self.actor, match_id)

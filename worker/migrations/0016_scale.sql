@@ -53,3 +53,15 @@ ALTER TABLE rating_history DROP CONSTRAINT rating_history_pkey,
 -- later migration drops them.
 ALTER TABLE match_records ALTER COLUMN bot_version_ids DROP NOT NULL,
     ALTER COLUMN winners DROP NOT NULL;
+
+-- A claim may write where its play runs (Store.claim_match with live_referee), saving the
+-- statement that wrote it after the claim: the trigger of migration 0004 clears the old
+-- play's location when the match changes hands, unless the statement that moves it
+-- writes the new play's own.
+DROP TRIGGER matches_clear_live ON matches;
+CREATE TRIGGER matches_clear_live BEFORE UPDATE ON matches FOR EACH ROW
+    WHEN (OLD.live_referee IS NOT NULL
+          AND (NEW.state <> 'running' OR NEW.lease_holder IS DISTINCT FROM OLD.lease_holder)
+          AND NEW.live_referee IS NOT DISTINCT FROM OLD.live_referee
+          AND NEW.live_match IS NOT DISTINCT FROM OLD.live_match)
+    EXECUTE FUNCTION matches_clear_live();

@@ -45,6 +45,17 @@ class CorruptRecord(StoreError):
         self.match_id = match_id
 
 
+def referee_match_id(match_id: int, attempt: int, holder: str) -> str:
+    """The referee's id of one play of a match: the match, its attempt and the end of the
+    holder's name (``m12a1-3f9c2e``). :meth:`MatchStore.claim_match` writes the same into
+    the row's live location (``_LIVE_MATCH``)."""
+    return f"m{match_id}a{attempt}-{holder[-6:]}"
+
+
+#: :func:`referee_match_id` in SQL, of the claimed row (its attempt once incremented).
+_LIVE_MATCH = "'m' || m.id || 'a' || (m.attempts + 1) || '-' || right(%(holder)s, 6)"
+
+
 def seed_commitment(seed: int, salt: bytes) -> bytes:
     """sha256(8-byte big-endian seed || salt): published before play, checked after."""
     return hashlib.sha256(seed.to_bytes(8, "big") + salt).digest()
@@ -345,12 +356,16 @@ class MatchStore(StoreBase):
         match_id: int | None = None,
         tournament_id: int | None = None,
         remote_host: str | None = None,
+        live_referee: str | None = None,
     ) -> Match | None:
         """Take a queued match (or one whose lease expired) for ``holder``, in one atomic
         statement; None when there is none (or ``match_id`` is not claimable, or the
         tournament ``tournament_id`` has none). A second caller never gets the same match
         while the lease holds. A match seating a remote bot is claimed only by the host
-        its bot is connected to (``remote_host``, :data:`REMOTE_ONLINE_S`)."""
+        its bot is connected to (``remote_host``, :data:`REMOTE_ONLINE_S`). With
+        ``live_referee`` (the referee address the play will run on) the claim also
+        records the live location, as :meth:`set_live` would, the referee's match id
+        being :func:`referee_match_id` of the claim."""
         only = "AND id = %(id)s" if match_id is not None else ""
         if tournament_id is not None:
             only += " AND tournament_id = %(tournament)s"
@@ -364,7 +379,8 @@ class MatchStore(StoreBase):
                 UPDATE matches m
                 SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
                     lease_expires = now() + %(lease)s * interval '1 second',
-                    started_at = now()
+                    started_at = now(), live_referee = %(live)s::text,
+                    live_match = CASE WHEN %(live)s::text IS NOT NULL THEN {_LIVE_MATCH} END
                 WHERE m.id = least(
                     (SELECT id FROM matches
                      WHERE state = 'queued' AND attempts < max_attempts {only}
@@ -385,6 +401,7 @@ class MatchStore(StoreBase):
             "tournament": tournament_id,
             "remote_host": remote_host,
             "online": REMOTE_ONLINE_S,
+            "live": live_referee,
         }
 
         def op(conn: psycopg.Connection) -> Match | None:
