@@ -295,6 +295,15 @@ def _copy(conn: Any, target: str, rows: Sequence[tuple[Any, ...]]) -> None:
             copy.write_row(row)
 
 
+def _percentiles(times_ms: list[float]) -> dict[str, float]:
+    """The median and 90th percentile of ``times_ms``, as every timed figure has them."""
+    ordered = sorted(times_ms)
+    return {
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 2),
+    }
+
+
 def _p50(work: Callable[[], Any], repeats: int) -> dict[str, float]:
     """The median and 90th percentile time of ``repeats`` calls of ``work()`` (ms), after
     one untimed call."""
@@ -304,11 +313,7 @@ def _p50(work: Callable[[], Any], repeats: int) -> dict[str, float]:
         t = time.perf_counter()
         work()
         out.append((time.perf_counter() - t) * 1000)
-    out.sort()
-    return {
-        "p50_ms": round(statistics.median(out), 2),
-        "p90_ms": round(out[int(0.9 * (len(out) - 1))], 2),
-    }
+    return _percentiles(out)
 
 
 def _finish_times(
@@ -329,11 +334,7 @@ def _finish_times(
         assert store.finish_match(match.id, "bench-scale", FinishedMatch(record.record))
         if i:  # the first warms the statements
             out.append((time.perf_counter() - t) * 1000)
-    out.sort()
-    return {
-        "p50_ms": round(statistics.median(out), 2),
-        "p90_ms": round(out[int(0.9 * (len(out) - 1))], 2),
-    }
+    return _percentiles(out)
 
 
 def _tick_times(
@@ -363,11 +364,7 @@ def _tick_times(
         t = time.perf_counter()
         queued = tick()
         out.append((time.perf_counter() - t) * 1000)
-    out.sort()
-    return {
-        "p50_ms": round(statistics.median(out), 2),
-        "p90_ms": round(out[int(0.9 * (len(out) - 1))], 2),
-    }
+    return _percentiles(out)
 
 
 def _reads(
