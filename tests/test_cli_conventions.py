@@ -218,6 +218,12 @@ def test_exit_2_on_bad_input_one_line_naming_it() -> None:
     one_line_error(arena("tournament", "run", "1", ARENA_LEASE_S="soon"), 2, "ARENA_LEASE_S")
     one_line_error(arena("demo", "--games", "0"), 2, "arena demo: --games must be at least 1")
     one_line_error(arena("web", "--port", "70000"), 2, "arena web: --port", "65535")
+    one_line_error(
+        arena("worker", "--referee-host", "192.0.2.1"),
+        2,
+        "arena worker: --referee-host 192.0.2.1: this host cannot listen there",
+        "127.0.0.1",
+    )
 
 
 def test_exit_3_when_postgres_or_redis_does_not_answer() -> None:

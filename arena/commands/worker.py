@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import threading
 from typing import Any
 
@@ -102,6 +103,20 @@ def _loglevel_argument(parser: Any) -> None:
     )
 
 
+def _check_referee_host(host: str) -> None:
+    """A clear error for a ``--referee-host`` this host cannot listen on (the referee
+    process would only exit), before anything is started."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family) as probe:
+            probe.bind((host, 0))
+    except (OSError, UnicodeError) as exc:
+        raise CommandError(
+            f"--referee-host {host}: this host cannot listen there ({exc}); give one of "
+            "its own addresses, or leave it out for 127.0.0.1"
+        ) from None
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     """Serve tasks until SIGTERM (finishing the matches in hand) or SIGINT."""
     from celery.signals import worker_shutdown, worker_shutting_down
@@ -114,6 +129,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     if args.concurrency < 1:
         raise CommandError("--concurrency must be at least 1")
+    _check_referee_host(args.referee_host)
     remote = _remote_args(args)
     form = logs.configure_logging(args.loglevel)
     logs.keep_celery_out()
