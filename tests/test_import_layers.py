@@ -19,6 +19,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cards and the engine interface", ("referee.cards", "referee.melds", "referee.engine")),
     ("actions", ("referee.actions",)),
     ("engines", ("referee.games",)),
+    # sampled and chosen positions, built through the engines' own constructors
+    ("positions", ("referee.scenario",)),
     ("records", ("referee.record",)),
     ("the wire", ("referee.wire",)),
     (
@@ -41,7 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the application layer", ("arena.app",)),
     ("the front ends: the command line, the web pages, the API", ("arena",)),
 )
-PURE_UP_TO = "engines"
+PURE_UP_TO = "positions"
 IMPURE = ("grpc", "google.protobuf", "rummyarena")
 
 

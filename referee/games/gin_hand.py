@@ -254,6 +254,51 @@ class GinHand:
             events.append(Event(seat, f"dealt {dealt}", self.audience[seat]))
         events.append(Event(None, f"upcard {self.discard_pile[-1]}"))
 
+    @classmethod
+    def at_position(
+        cls,
+        rules: GinRules,
+        dealer: int,
+        non_dealer: int,
+        hands: dict[int, int],
+        discard_pile: list[Card],
+        stock: list[Card],
+        phase: Phase,
+        turn: int,
+        events: list[Event],
+        *,
+        known: dict[int, int] | None = None,
+        taken: int = -1,
+        turns: int = 0,
+        audience: dict[int, frozenset[int]] | None = None,
+    ) -> GinHand:
+        """A hand in play at a given position (``referee.scenario`` builds sampled and
+        chosen positions with it): the players' hands as masks, the discard pile bottom
+        first, the stock top first, whose turn it is in which phase, the cards each
+        player was seen taking from the pile (``known``), the card taken from the pile
+        this turn (``taken``, -1 for none) and the turns played. Logs no event: the
+        position's history is the caller's. In the knocker's phase the knocker's
+        arrangements are searched as the knock made them (G6)."""
+        hand = cls.__new__(cls)
+        hand.rules = rules
+        hand.audience = audience or {s: frozenset((s,)) for s in (dealer, non_dealer)}
+        hand.dealer, hand.non_dealer = dealer, non_dealer
+        hand.deck, hand.stock_pos = list(stock), 0
+        hand.events = events
+        hand.hands = dict(hands)
+        hand.known = dict(known) if known else {non_dealer: 0, dealer: 0}
+        hand.discard_pile = list(discard_pile)
+        hand.phase, hand.turn, hand.taken, hand.turns = phase, turn, taken, turns
+        hand.knock_card = discard_pile[-1] if phase is PHASE_ARRANGE else None
+        hand.arrangements = (
+            SEARCH.all_arrangements(hands[turn], rules.knock_limit)
+            if phase is PHASE_ARRANGE
+            else []
+        )
+        hand.outcome = None
+        hand.legal = hand.legal_texts = None
+        return hand
+
     def copy(self, events: list[Event]) -> GinHand:
         """An independent copy writing its events to ``events``."""
         other = GinHand.__new__(GinHand)

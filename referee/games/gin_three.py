@@ -113,7 +113,17 @@ class GinThree(GameState):
     game = "gin-three"
     options: GinThreeOptions
 
-    def __init__(self, options: GinThreeOptions, seed: int, seats: int, decks: list[list[Card]]):
+    def __init__(
+        self,
+        options: GinThreeOptions,
+        seed: int,
+        seats: int,
+        decks: list[list[Card]],
+        *,
+        roles: Roles | None = None,
+    ):
+        """A new match; ``roles`` names the first hand's roles of a chosen deal, else
+        the seed's role draw makes them (T1)."""
         self._start(options, seed, seats, decks, make_deck())
         self._rules = options.hand_rules()
         self.scores = [0, 0, 0]
@@ -123,8 +133,49 @@ class GinThree(GameState):
         self.over = False
         self.advice: Action | None = None
         self.advised = False  # the sitter has answered for the captain's current decision
-        self.roles = self._draw_roles()
+        self.roles = self._draw_roles() if roles is None else roles
         self.hand = self._deal()
+
+    @classmethod
+    def at_position(
+        cls,
+        options: GinThreeOptions,
+        seed: int,
+        hand: GinHand,
+        *,
+        roles: Roles,
+        scores: tuple[int, int, int],
+        hands_played: int,
+        advised: bool,
+        advice: Action | None = None,
+        last_hand: OutcomeView | None = None,
+    ) -> GinThree:
+        """A match in play at a position: the hand in play (its events list becomes the
+        match's log; built with the audience :meth:`audience` gives), the roles (T1,
+        T5), the scores (T4), the hands played, whether the sitter has answered for
+        the captain's current decision and with what (T3), the last showdown. The
+        hands after it are shuffled from ``seed``."""
+        self = cls.__new__(cls)
+        self._start(options, seed, 3, [], make_deck())
+        self.events = hand.events
+        self._rules = options.hand_rules()
+        self.scores = list(scores)
+        self.hands_played = hands_played
+        self.last_outcome = None
+        self._last_view = last_hand
+        self.over = False
+        self.advised, self.advice = advised, advice
+        self.roles = roles
+        self.hand = hand
+        return self
+
+    @staticmethod
+    def audience(roles: Roles) -> dict[int, frozenset[int]]:
+        """Who may see each player's private events: the sitter sees the captain's (T3)."""
+        return {
+            roles.box: frozenset((roles.box,)),
+            roles.captain: frozenset((roles.captain, roles.sitter)),
+        }
 
     def _draw_roles(self) -> Roles:
         """T1: the role draw, from a deck shuffled from the seed."""
@@ -151,11 +202,11 @@ class GinThree(GameState):
                 f"{roles.captain}, sitting out seat {roles.sitter}",
             )
         )
-        captain_eyes = frozenset((roles.captain, roles.sitter))
-        audience = {roles.box: frozenset((roles.box,)), roles.captain: captain_eyes}
         self.advice, self.advised = None, False
         # T2: the box deals; the captain is the non-dealer.
-        return GinHand(self._rules, roles.box, roles.captain, deck, self.events, audience)
+        return GinHand(
+            self._rules, roles.box, roles.captain, deck, self.events, self.audience(roles)
+        )
 
     def _sitter_to_advise(self) -> bool:
         return self.hand.turn == self.roles.captain and not self.advised

@@ -123,7 +123,17 @@ class HollywoodGin(GameState):
     game = "hollywood-gin"
     options: HollywoodOptions
 
-    def __init__(self, options: HollywoodOptions, seed: int, seats: int, decks: list[list[Card]]):
+    def __init__(
+        self,
+        options: HollywoodOptions,
+        seed: int,
+        seats: int,
+        decks: list[list[Card]],
+        *,
+        dealer: int | None = None,
+    ):
+        """A new match; ``dealer`` names the first dealer of a chosen deal, else the
+        seed draws it (H1)."""
         self._start(options, seed, seats, decks, make_deck())
         self._rules = options.hand_rules()
         self.score_sheet = ScoreSheet(options.target)
@@ -134,9 +144,45 @@ class HollywoodGin(GameState):
         self._columns_view = self.score_sheet.view()
         self._wins_view = (0, 0)
         self.over = False
-        dealer = self._rng.below(2)  # H1: the first dealer is random
+        if dealer is None:
+            dealer = self._rng.below(2)  # H1: the first dealer is random
         self.events.append(Event(None, f"seat {dealer} deals first"))
         self.hand = self._deal(dealer)
+
+    @classmethod
+    def at_position(
+        cls,
+        options: HollywoodOptions,
+        seed: int,
+        hand: GinHand,
+        *,
+        columns: tuple[Column, ...],
+        wins: tuple[int, int],
+        hands_played: int,
+        last_hand: OutcomeView | None = None,
+    ) -> HollywoodGin:
+        """A match in play at a position: the hand in play (its events list becomes the
+        match's log), the score sheet's columns and hands won as the players see them
+        (H2, H3), the hands played before it and the last showdown. The hands after it
+        are shuffled from ``seed``. The sheet of earlier hands keeps only their count:
+        a position knows the columns, not how each earlier hand made them."""
+        self = cls.__new__(cls)
+        self._start(options, seed, 2, [], make_deck())
+        self.events = hand.events
+        self._rules = options.hand_rules()
+        sheet = self.score_sheet = ScoreSheet(options.target)
+        sheet.columns = [list(c.points) for c in columns]
+        sheet.column_winners = [c.winner for c in columns]
+        sheet.wins = list(wins)
+        totals = sheet.totals()
+        self.sheet = [SheetLine(n + 1, -1, "", None, 0, totals) for n in range(hands_played)]
+        self.last_outcome = None
+        self._last_view = last_hand
+        self._columns_view = sheet.view()
+        self._wins_view = (wins[0], wins[1])
+        self.over = False
+        self.hand = hand
+        return self
 
     def _deal(self, dealer: int) -> GinHand:
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
