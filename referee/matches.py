@@ -97,11 +97,14 @@ class Referee:
         match_id: str = "",
         seat_sessions: Sequence[str] = (),
         seat_faults: Sequence[str] = (),
+        deal: Mapping[str, Any] | None = None,
     ) -> Match:
         """Create and start a match; its seats' tokens are on ``match.seats``.
         ``seat_sessions``, when given, names for each seat the id of the session to tell
         of it, or ``""``; ``seat_faults``, when given, for each seat ``""`` or why its bot
-        cannot play (that seat forfeits before the deal)."""
+        cannot play (that seat forfeits before the deal). ``deal``, when given, is a
+        chosen deal's table (``referee.scenario.deal``) to deal the first hand from,
+        what it leaves out from ``seed``; the record keeps it, so that it re-runs."""
         if self.closing:
             raise ProtocolError(
                 "UNAVAILABLE", "the referee is shutting down: create the match on another one"
@@ -149,6 +152,7 @@ class Referee:
             clock,
             self.measure,
             seat_faults,
+            deal,
         )
         self.matches[match.id] = match
         for seat in match.seats:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from referee import scenario
 from referee.clock import ClockRules
 from referee.engine import Action, EngineError, GameState, Result
 from referee.games import get_game
@@ -79,6 +80,7 @@ class MatchRecord:
     started_unix_ms: int = 0
     status: MatchStatus = "completed"
     reason: str = ""  # why the match was aborted
+    deal: str = ""  # a chosen deal's table as canonical JSON (``referee.scenario``), or ""
 
 
 def options_dict(options: Any) -> dict[str, OptionScalar]:
@@ -92,10 +94,24 @@ def detail_json(detail: Mapping[str, Any]) -> str:
 
 
 def new_state(record: MatchRecord) -> GameState:
-    """The match's initial state, from its game, options and seed."""
+    """The match's initial state, from its game, options and seed (and its chosen deal,
+    when it was dealt from one)."""
+    if record.deal:
+        return scenario.deal(
+            record.game,
+            json.loads(record.deal),
+            options=dict(record.options),
+            seats=len(record.seats),
+            seed=record.seed,
+        )
     return get_game(record.game).new_match(
         record.seed, seats=len(record.seats), options=dict(record.options)
     )
+
+
+def deal_json(deal: Mapping[str, Any]) -> str:
+    """A chosen deal's table as a record keeps it (canonical JSON)."""
+    return json.dumps(deal, sort_keys=True, separators=(",", ":"))
 
 
 class ReplayError(EngineError):

@@ -39,12 +39,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from referee import wire
+from referee import scenario, wire
 from referee.clock import ClockRules
 from referee.engine import Action, GameState, Result
 from referee.games import get_game
 from referee.matchlog import MatchLog
-from referee.record import ActionSource, MatchRecord, MatchStatus, options_dict
+from referee.record import ActionSource, MatchRecord, MatchStatus, deal_json, options_dict
 from referee.seats import (
     DEFAULT_INDEX,
     Aborted,
@@ -111,13 +111,20 @@ class Match:
         clock: ClockRules,
         measure: bool = False,
         seat_faults: Sequence[str] = (),
+        deal: Mapping[str, Any] | None = None,
     ) -> None:
         spec = get_game(game)
         self.id = match_id
         self.game = game
         self.seed = seed
         self.clock = clock
-        self.state: GameState = spec.new_match(seed, seats=len(seat_names), options=options)
+        # a chosen deal (``referee.scenario``) deals the first hand; else the seed does
+        self.deal = deal_json(deal) if deal is not None else ""
+        self.state: GameState = (
+            scenario.deal(game, deal, options=options, seats=len(seat_names), seed=seed)
+            if deal is not None
+            else spec.new_match(seed, seats=len(seat_names), options=options)
+        )
         self.options = options_dict(self.state.options)
         self.seats = [
             Seat(i, name, secrets.token_urlsafe(24), SeatClock(clock))
@@ -596,6 +603,7 @@ class Match:
             started_unix_ms=self._started_ms,
             status="completed" if self._abort is None else "aborted",
             reason=self._abort or "",
+            deal=self.deal,
         )
         msg = self.log.record(head, self.seats)
         self.record_bytes = msg.SerializeToString(deterministic=True)

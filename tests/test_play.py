@@ -205,3 +205,41 @@ def test_schedule_rotates_seats_and_duplicate_repeats_each_seed() -> None:
 
 def test_labels_number_files_that_share_a_stem() -> None:
     assert labels([Path("a/bot.py"), Path("b/bot.py"), Path("x.py")]) == ["bot#1", "bot#2", "x"]
+
+
+GIN_DEAL = """
+game = "hollywood-gin"
+[options]
+max_hands = 1
+[deal]
+dealer = 0
+# seat 1, the non-dealer, holds a run of ten spades: it has gin at its first draw (G7)
+hands = [[], "AS 2S 3S 4S 5S 6S 7S 8S 9S TS"]
+upcard = "KD"
+"""
+
+
+def test_g7_play_from_a_chosen_deal_deals_it_in_every_match(tmp_path: Path) -> None:
+    _, heuristic_bot = copy_examples(tmp_path)
+    deal = tmp_path / "gin.toml"
+    deal.write_text(GIN_DEAL)
+    done = arena_play(
+        str(heuristic_bot), str(heuristic_bot), "--deal", str(deal), "--games", "2", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["game"] == "hollywood-gin" and out["options"] == {"max_hands": 1}
+    # whoever sits in seat 1 holds the ten spades and wins by gin, 25 + the deadwood (G9)
+    for match in out["matches"]:
+        assert match["status"] == "completed"
+        assert match["ranks"] == [1, 0] and match["scores"][1] > 25
+
+
+def test_play_a_deal_the_rules_cannot_reach_is_one_line_exit_2(tmp_path: Path) -> None:
+    random_bot, heuristic_bot = copy_examples(tmp_path)
+    deal = tmp_path / "bad.toml"
+    deal.write_text(GIN_DEAL.replace('"KD"', '"AS"'))
+    done = arena_play(str(random_bot), str(heuristic_bot), "--deal", str(deal))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"arena play: {deal}: AS is named twice"]
+    assert processes_with(str(tmp_path)) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -52,7 +53,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena play bots/examples/random_bot.py bots/examples/heuristic_bot.py --games 10",
             "arena play a.py b.py c.py --game gin-three --duplicate --seed 7",
-            "arena play a.py b.py --option max_hands=1 --json",
+            "arena play a.py b.py --deal my-deal.toml --games 4",
         ),
     )
     p.add_argument(
@@ -70,6 +71,15 @@ def register(sub: Any, bench_sub: Any) -> None:
         "of the seat count)",
     )
     option_argument(p)
+    p.add_argument(
+        "--deal",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="play every match from the deal this TOML or JSON file names (docs/bots.md, "
+        "'Chosen deals'): its game, seats and options; what it leaves out is dealt from "
+        "each match's seed",
+    )
     p.add_argument("--concurrency", type=int, default=2, help="matches at once (default 2)")
     p.add_argument("--decision-ms", type=int, default=None, help="per-decision limit")
     p.add_argument("--bank-ms", type=int, default=None, help="time bank per seat")
@@ -143,8 +153,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     from referee.clock import ClockRules
     from referee.games import get_game
 
+    deal = _deal_file(args) if args.deal is not None else None
     spec = get_game(args.game)
     options = game_options(args.game, args.option)  # named before any process starts
+    if deal is not None:
+        options = {**deal.get("options", {}), **options}
     n = len(args.bots)
     if not spec.min_seats <= n <= spec.max_seats:
         seats = (
@@ -153,6 +166,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             else f"{spec.min_seats} to {spec.max_seats}"
         )
         raise CommandError(f"{args.game} is played by {seats} bots; {n} bot files given")
+    if deal is not None and deal.get("seats", n) != n:
+        raise CommandError(
+            f"the deal {args.deal} is for {deal['seats']} seats; {n} bot files given"
+        )
     if args.games < 1 or args.concurrency < 1:
         raise CommandError("--games and --concurrency must be at least 1")
     for path in args.bots:
@@ -170,6 +187,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not 0 <= seed < 1 << 63:
         raise CommandError(f"--seed must be in 0..2**63-1, not {seed}")
     pairings = schedule(n, args.games, seed, args.duplicate)
+    if deal is not None:
+        _check_deal(deal, options, n, args.deal)
+        if "seed" in deal:  # the file's seed deals what it leaves out, every match alike
+            pairings = [dataclasses.replace(p, seed=deal["seed"]) for p in pairings]
     names = labels(args.bots)
     print(
         f"arena play: {len(pairings)} {args.game} matches, seed {seed} (repeat with --seed {seed})",
@@ -178,7 +199,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     )
     try:
         played = asyncio.run(
-            _play_all(args.game, options, clock, args.bots, names, pairings, args.concurrency)
+            _play_all(
+                args.game,
+                options,
+                clock,
+                args.bots,
+                names,
+                pairings,
+                args.concurrency,
+                None if deal is None else deal["deal"],
+            )
         )
     except asyncio.CancelledError:  # SIGTERM: every process has been stopped
         print("arena play: stopped", file=sys.stderr)
@@ -205,6 +235,30 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         _print_table(args.game, stats, played)
     return 0
+
+
+def _deal_file(args: argparse.Namespace) -> dict[str, Any]:
+    """The deal file, read and checked before any process starts; its game is played."""
+    from referee.scenario import ScenarioError, load_deal
+
+    try:
+        deal = load_deal(args.deal)
+    except ScenarioError as exc:
+        raise CommandError(str(exc)) from None
+    args.game = deal["game"]
+    return deal
+
+
+def _check_deal(deal: dict[str, Any], options: dict[str, Any], seats: int, path: Path) -> None:
+    """Deal the file's deal once, so that a deal the rules cannot reach is one line
+    naming it before any process starts."""
+    from referee.engine import EngineError
+    from referee.scenario import deal as chosen
+
+    try:
+        chosen(deal["game"], deal["deal"], options=options, seats=seats, seed=deal.get("seed", 0))
+    except EngineError as exc:
+        raise CommandError(f"{path}: {exc}") from None
 
 
 def summarise(
@@ -338,6 +392,7 @@ async def _play_all(
     names: list[str],
     pairings: list[Pairing],
     concurrency: int,
+    deal: dict[str, Any] | None = None,
 ) -> list[Played]:
     """Start a referee and the bots, play every pairing (``concurrency`` at once), and
     stop the referee and every bot process whatever happens, Ctrl-C and SIGTERM
@@ -374,6 +429,7 @@ async def _play_all(
                 [names[b] for b in pairing.seats],
                 clock,
                 seat_sessions=[session for session, _ in served],
+                deal=deal,
             )
             played = Played(pairing, match.id, pids=[pid for _, pid in served])
             await match.done.wait()

@@ -127,6 +127,7 @@ def compact_record_to_proto(
         seed=head.seed,
         clock=clock_to_proto(head.clock),
         started_unix_ms=head.started_unix_ms,
+        deal=head.deal,
         result=result_message(
             head.result, head.seats, seat_think_us, len(action_index), head.status, head.reason
         ),
@@ -193,6 +194,7 @@ def record_from_proto(msg: record_pb2.MatchRecord) -> MatchRecord:
         started_unix_ms=msg.started_unix_ms,
         status=match_status_from_proto(msg.result.status),
         reason=msg.result.reason,
+        deal=msg.deal,
     )
     actions = []
     if msg.format_version == 1:

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from rummyarena.v1 import common_pb2 as rummyarena_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1arummyarena/v1/record.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\"i\n\x0c\x41\x63tionRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x10\n\x08think_us\x18\x03 \x01(\r\x12+\n\x06source\x18\x04 \x01(\x0e\x32\x1b.rummyarena.v1.ActionSource\"i\n\nSeatRecord\x12\x0c\n\x04name\x18\x01 \x01(\t\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x03 \x01(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\"\xf4\x03\n\x0bMatchRecord\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x38\n\x07options\x18\x04 \x03(\x0b\x32\'.rummyarena.v1.MatchRecord.OptionsEntry\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12(\n\x05seats\x18\x06 \x03(\x0b\x32\x19.rummyarena.v1.SeatRecord\x12,\n\x07\x61\x63tions\x18\x07 \x03(\x0b\x32\x1b.rummyarena.v1.ActionRecord\x12*\n\x06result\x18\x08 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12(\n\x05\x63lock\x18\t \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x12\x17\n\x0fstarted_unix_ms\x18\n \x01(\x03\x12\x14\n\x0c\x61\x63tion_index\x18\x0b \x03(\r\x12\x10\n\x08think_us\x18\x0c \x03(\r\x12*\n\x07sources\x18\r \x03(\x0b\x32\x19.rummyarena.v1.SourceMark\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"I\n\nSourceMark\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\r\x12+\n\x06source\x18\x02 \x01(\x0e\x32\x1b.rummyarena.v1.ActionSource*\xad\x01\n\x0c\x41\x63tionSource\x12\x15\n\x11\x41\x43TION_SOURCE_BOT\x10\x00\x12\x19\n\x15\x41\x43TION_SOURCE_TIMEOUT\x10\x01\x12\x19\n\x15\x41\x43TION_SOURCE_INVALID\x10\x02\x12\x19\n\x15\x41\x43TION_SOURCE_CRASHED\x10\x03\x12\x1b\n\x17\x41\x43TION_SOURCE_FORFEITED\x10\x04\x12\x18\n\x14\x41\x43TION_SOURCE_FORCED\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1arummyarena/v1/record.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\"i\n\x0c\x41\x63tionRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x10\n\x08think_us\x18\x03 \x01(\r\x12+\n\x06source\x18\x04 \x01(\x0e\x32\x1b.rummyarena.v1.ActionSource\"i\n\nSeatRecord\x12\x0c\n\x04name\x18\x01 \x01(\t\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.SeatStatus\x12\x0f\n\x07strikes\x18\x03 \x01(\r\x12\x11\n\tforfeited\x18\x04 \x01(\x08\"\x82\x04\n\x0bMatchRecord\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x38\n\x07options\x18\x04 \x03(\x0b\x32\'.rummyarena.v1.MatchRecord.OptionsEntry\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12(\n\x05seats\x18\x06 \x03(\x0b\x32\x19.rummyarena.v1.SeatRecord\x12,\n\x07\x61\x63tions\x18\x07 \x03(\x0b\x32\x1b.rummyarena.v1.ActionRecord\x12*\n\x06result\x18\x08 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12(\n\x05\x63lock\x18\t \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x12\x17\n\x0fstarted_unix_ms\x18\n \x01(\x03\x12\x14\n\x0c\x61\x63tion_index\x18\x0b \x03(\r\x12\x10\n\x08think_us\x18\x0c \x03(\r\x12*\n\x07sources\x18\r \x03(\x0b\x32\x19.rummyarena.v1.SourceMark\x12\x0c\n\x04\x64\x65\x61l\x18\x0e \x01(\t\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"I\n\nSourceMark\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\r\x12+\n\x06source\x18\x02 \x01(\x0e\x32\x1b.rummyarena.v1.ActionSource*\xad\x01\n\x0c\x41\x63tionSource\x12\x15\n\x11\x41\x43TION_SOURCE_BOT\x10\x00\x12\x19\n\x15\x41\x43TION_SOURCE_TIMEOUT\x10\x01\x12\x19\n\x15\x41\x43TION_SOURCE_INVALID\x10\x02\x12\x19\n\x15\x41\x43TION_SOURCE_CRASHED\x10\x03\x12\x1b\n\x17\x41\x43TION_SOURCE_FORFEITED\x10\x04\x12\x18\n\x14\x41\x43TION_SOURCE_FORCED\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,16 +34,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_MATCHRECORD_OPTIONSENTRY']._loaded_options = None
   _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_ACTIONSOURCE']._serialized_start=866
-  _globals['_ACTIONSOURCE']._serialized_end=1039
+  _globals['_ACTIONSOURCE']._serialized_start=880
+  _globals['_ACTIONSOURCE']._serialized_end=1053
   _globals['_ACTIONRECORD']._serialized_start=73
   _globals['_ACTIONRECORD']._serialized_end=178
   _globals['_SEATRECORD']._serialized_start=180
   _globals['_SEATRECORD']._serialized_end=285
   _globals['_MATCHRECORD']._serialized_start=288
-  _globals['_MATCHRECORD']._serialized_end=788
-  _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_start=714
-  _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_end=788
-  _globals['_SOURCEMARK']._serialized_start=790
-  _globals['_SOURCEMARK']._serialized_end=863
+  _globals['_MATCHRECORD']._serialized_end=802
+  _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_start=728
+  _globals['_MATCHRECORD_OPTIONSENTRY']._serialized_end=802
+  _globals['_SOURCEMARK']._serialized_start=804
+  _globals['_SOURCEMARK']._serialized_end=877
 # @@protoc_insertion_point(module_scope)

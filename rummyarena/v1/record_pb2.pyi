@@ -48,7 +48,7 @@ class SeatRecord(_message.Message):
     def __init__(self, name: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.SeatStatus, str]] = ..., strikes: _Optional[int] = ..., forfeited: _Optional[bool] = ...) -> None: ...
 
 class MatchRecord(_message.Message):
-    __slots__ = ("format_version", "match_id", "game", "options", "seed", "seats", "actions", "result", "clock", "started_unix_ms", "action_index", "think_us", "sources")
+    __slots__ = ("format_version", "match_id", "game", "options", "seed", "seats", "actions", "result", "clock", "started_unix_ms", "action_index", "think_us", "sources", "deal")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +69,7 @@ class MatchRecord(_message.Message):
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     THINK_US_FIELD_NUMBER: _ClassVar[int]
     SOURCES_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
     format_version: int
     match_id: str
     game: str
@@ -82,7 +83,8 @@ class MatchRecord(_message.Message):
     action_index: _containers.RepeatedScalarFieldContainer[int]
     think_us: _containers.RepeatedScalarFieldContainer[int]
     sources: _containers.RepeatedCompositeFieldContainer[SourceMark]
-    def __init__(self, format_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatRecord, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[ActionRecord, _Mapping]]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., started_unix_ms: _Optional[int] = ..., action_index: _Optional[_Iterable[int]] = ..., think_us: _Optional[_Iterable[int]] = ..., sources: _Optional[_Iterable[_Union[SourceMark, _Mapping]]] = ...) -> None: ...
+    deal: str
+    def __init__(self, format_version: _Optional[int] = ..., match_id: _Optional[str] = ..., game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatRecord, _Mapping]]] = ..., actions: _Optional[_Iterable[_Union[ActionRecord, _Mapping]]] = ..., result: _Optional[_Union[_common_pb2.MatchResult, _Mapping]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., started_unix_ms: _Optional[int] = ..., action_index: _Optional[_Iterable[int]] = ..., think_us: _Optional[_Iterable[int]] = ..., sources: _Optional[_Iterable[_Union[SourceMark, _Mapping]]] = ..., deal: _Optional[str] = ...) -> None: ...
 
 class SourceMark(_message.Message):
     __slots__ = ("action", "source")
