@@ -78,6 +78,18 @@ def test_bench_engine_prints_both_engines_figures() -> None:
     assert figures["decisions_per_s"] > 0 and figures["reference_decisions_per_s"] > 0
 
 
+def test_bench_sample_times_a_sample_and_a_playout_against_a_fresh_deal() -> None:
+    figures = _arena(
+        "bench", "sample", "--game", "hollywood-gin", "--positions", "3", "--repeats", "2"
+    )
+    (gin,) = figures
+    assert gin["game"] == "hollywood-gin" and gin["positions"] == 3
+    assert 0 < gin["sample_us"] < gin["sample_and_playout_us"]
+    assert gin["playout_actions"] > 0 and gin["deal_and_playout_us"] > 0
+    ratio = gin["sample_and_playout_us"] / gin["deal_and_playout_us"]
+    assert abs(gin["ratio_to_a_fresh_hand"] - ratio) < 0.01
+
+
 def test_bench_codec_times_every_game_and_hollywood_gins_state_writer() -> None:
     figures = _arena("bench", "codec", "--matches", "1", "--decisions", "40", "--repeats", "3")
     assert sorted(figures) == ["flip-flop", "gin-three", "hollywood-gin", "rummy-500"]

@@ -67,6 +67,7 @@ REPORTING = (
     "arena bench engine",
     "arena bench codec",
     "arena bench referee",
+    "arena bench sample",
     "arena bench sandbox",
     "arena bench scale",
     "arena bench store",
