@@ -1,20 +1,25 @@
 """Rummy 500 rules R1–R10 (docs/rules/rummy-500.md), one or more tests per rule.
 
-Most tests rig a hand in play: they replace hands, the discard pile and the stock
-through the engine's own multiset helpers, lay melds on the table through the
-engine's meld code, and then check the legal actions and what applying them does.
-Others play from a stacked deck (:func:`stacked`) through legal actions only.
+Most tests start from a hand in play named as a chosen deal (:func:`position`,
+``referee.scenario``): the hands, the discard pile, the melds on the table and who
+made them, whose turn it is; then they check the legal actions and what applying
+them does. A chosen position must be one play can reach, and a hand shrinks only by
+melding (R3, R4), so a small hand comes with melds its player made before: full sets
+of four, which take no lay-off and so change nothing else the test looks at. Other
+tests play from a chosen new hand (R3) through legal actions only.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
-from referee.cards import JOKER, Card, SplitMix64, make_deck, parse_card, parse_cards
+from referee import scenario
+from referee.cards import JOKER, SplitMix64, make_deck, parse_card
 from referee.engine import IllegalActionError, OptionsError
-from referee.games.rummy500 import CALL, SPEC, Rummy500
+from referee.games.rummy500 import CALL, DRAW, SPEC, Rummy500
 
 SEED = 3
 
@@ -25,52 +30,55 @@ def new(seats: int = 2, **options: object) -> Rummy500:
     return state
 
 
-def stacked(seats: int, hands: list[str], upcard: str, stock: str, **options: object) -> list[Card]:
-    """A stacked deck (top card first) dealing ``hands`` to the players from the
-    dealer's left, one card at a time (players after the last of ``hands`` get the
-    next cards of the game's deck), then ``upcard`` face up and ``stock`` on top of
-    the stock; the rest of the game's deck follows in its order."""
-    dealt = [parse_cards(text) for text in hands]
-    top = parse_cards(upcard) + parse_cards(stock)
-    rest = list(SPEC.deck(SPEC.options(options), seats))
-    for card in [*(c for hand in dealt for c in hand), *top]:
-        rest.remove(card)
-    out: list[Card] = []
-    for i in range(13 if seats == 2 else 7):
-        out.extend(dealt[k][i] if k < len(dealt) else rest.pop(0) for k in range(seats))
-    return [*out, *top, *rest]
-
-
-def rig(
-    s: Rummy500,
-    hands: dict[int, str] | None = None,
-    pile: str | None = None,
-    stock: str | None = None,
-    turn: int | None = None,
+def position(
+    seats: int = 3,
+    hands: dict[int, str | int] | None = None,
+    *,
+    melds: Sequence[tuple[int, str]] = (),
+    pile: str = "",
+    turn: int = 0,
+    phase: str = "draw",
+    options: dict[str, object] | None = None,
+    **spec: object,
 ) -> Rummy500:
-    """Replace hands, the discard pile (bottom first) and the stock (top first)."""
-    for seat, text in (hands or {}).items():
-        s.m1[seat] = s.m2[seat] = s.jk[seat] = s.size[seat] = 0
-        s.known[seat] = {}
-        for c in parse_cards(text):
-            s._add(seat, c)
-    if pile is not None:
-        s.pile = parse_cards(pile)
-    if stock is not None:
-        s.stock = s.stock[: s.stock_pos] + parse_cards(stock)
-    if turn is not None:
-        s._start_turn(turn)
-    s._legal = None
-    return s
+    """A hand in play: ``hands`` by seat (cards, or a count dealt from the seed; the
+    seats left out hold as many as they were dealt), ``melds`` on the table as (seat,
+    cards) in the order they were made, the discard pile ``pile`` (bottom first),
+    ``turn`` to play in ``phase``; the other cards are the stock."""
+    named = hands or {}
+    state = scenario.deal(
+        "rummy-500",
+        {
+            "dealer": (turn - 1) % seats,
+            "hands": [named.get(seat, []) for seat in range(seats)],
+            "melds": [{"seat": seat, "cards": cards} for seat, cards in melds],
+            "discard_pile": pile,
+            "turn": turn,
+            "phase": phase,
+            **spec,
+        },
+        options=options,
+        seats=seats,
+        seed=SEED,
+    )
+    assert isinstance(state, Rummy500)
+    return state
 
 
-def put(s: Rummy500, seat: int, meld: str) -> None:
-    """Lay ``meld`` (text as in ``meld ...``) on the table as played by ``seat``."""
-    action = s.parse_action("meld " + meld)
-    for token in meld.split():
-        s._add(seat, JOKER if token.upper().startswith("JK") else parse_card(token))
-    s._place(seat, action)
-    s._legal = None
+def new_hand(seats: int, hands: list[str], upcard: str, stock: str, **options: object) -> Rummy500:
+    """A chosen new hand (R3): seat ``seats - 1`` deals, so ``hands`` go to seats 0, 1…
+    and seat 0 plays first; ``upcard`` turned up and ``stock`` on top of the stock."""
+    spec = {"dealer": seats - 1, "hands": hands, "upcard": upcard, "stock": stock}
+    state = scenario.deal("rummy-500", spec, options=options, seats=seats, seed=1)
+    assert isinstance(state, Rummy500)
+    return state
+
+
+def melded(s: Rummy500) -> tuple[int, ...]:
+    """The points each seat melded this hand, as the views show them (R8)."""
+    hand = s.view(0).hand
+    assert hand is not None
+    return hand.melded_points
 
 
 def legal(s: Rummy500) -> set[str]:
@@ -109,28 +117,43 @@ def test_r1_stacked_deck_must_hold_the_games_cards() -> None:
 
 
 def test_r2_ace_low_in_a_run_is_worth_one_high_fifteen() -> None:
-    s = rig(new(), hands={0: "AS 2S 3S QH KH AH 9C", 1: "4D 5D"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "AS 2S 3S QH KH AH 9C"}, melds=[(0, "8C 8D 8H 8S")], phase="play")
+    before = melded(s)[0]
     act(s, "meld AS 2S 3S")
-    assert s.melded[0] == 1 + 2 + 3
+    assert melded(s)[0] - before == 1 + 2 + 3
     act(s, "meld QH KH AH")
-    assert s.melded[0] == 6 + 10 + 10 + 15
+    assert melded(s)[0] - before == 6 + 10 + 10 + 15
+
+
+def left_when_the_hand_ends(s: Rummy500) -> tuple[int, ...]:
+    """The points left in each hand (R8) once the player to draw, with the stock
+    empty, declines (R7)."""
+    act(s, "decline")
+    assert s.last_outcome is not None
+    return s.last_outcome.left_points
 
 
 def test_r2_values_left_in_hand() -> None:
-    s = rig(new(), hands={0: "AS 2S TD JC QH KH 9C", 1: "4D"})
-    assert s._hand_value(0) == 15 + 2 + 10 + 10 + 10 + 10 + 9
-    s = rig(new(jokers=True), hands={0: "JK"})
-    assert s._hand_value(0) == 15
+    # seats 1 and 2 hold the other cards: the stock is empty
+    s = position(hands={0: "AS 2S TD JC QH KH 9C", 1: 22, 2: 23})
+    assert left_when_the_hand_ends(s)[0] == 15 + 2 + 10 + 10 + 10 + 10 + 9
+    s = position(
+        hands={0: "JK", 1: 22, 2: 23},
+        melds=[(0, "QC QD QH QS"), (0, "KC KD KH KS")],
+        options={"jokers": True},
+    )
+    assert left_when_the_hand_ends(s)[0] == 15
 
 
 def test_r2_low_ace_laid_off_worth_one() -> None:
-    s = rig(new(), hands={0: "AC 9S 9D", 1: "4D 7H"}, turn=0)
-    put(s, 1, "2C 3C 4C")
-    s.phase = 2
-    before = s.melded[0]
+    s = position(
+        hands={0: "AC 9S 9D"},
+        melds=[(1, "2C 3C 4C"), (0, "QC QD QH QS"), (0, "KC KD KH KS")],
+        phase="play",
+    )
+    before = melded(s)[0]
     act(s, "lay off AC on 1")
-    assert s.melded[0] - before == 1
+    assert melded(s)[0] - before == 1
 
 
 # -- R3 deal -------------------------------------------------------------------------------
@@ -155,19 +178,21 @@ def test_r3_deal_one_at_a_time_from_the_dealers_left() -> None:
 
 
 def test_r3_deal_passes_left_each_hand() -> None:
-    s = new(3, max_hands=5)
-    first = s.dealer
-    rig(s, stock="", turn=s.turn)
-    s.stock_pos = len(s.stock)
+    # seat 1 dealt; the stock is empty, so seat 2 may decline and end the hand
+    s = position(hands={0: 15, 1: 15, 2: 22}, turn=2, options={"max_hands": 5})
+    assert s.dealer == 1
     act(s, "decline")
-    assert s.dealer == (first + 1) % 3 and s.number == 2
+    assert s.dealer == 2 and s.number == 2
 
 
 # -- R4 the turn ---------------------------------------------------------------------------
 
+#: Melds seat 0 made before: four full sets, which take no lay-off (R5).
+QUEENS, JACKS, TENS, KINGS = "QC QD QH QS", "JC JD JH JS", "TC TD TH TS", "KC KD KH KS"
+
 
 def test_r4_deep_draw_offered_only_when_meldable() -> None:
-    s = rig(new(), hands={0: "5H 6H 9C 2D KS", 1: "4D"}, pile="7H 3C 8D", turn=0)
+    s = position(hands={0: "5H 6H 9C 2D KS"}, melds=[(0, QUEENS)], pile="7H 3C 8D")
     moves = legal(s)
     assert "draw discard 3 7H" in moves  # 5H 6H 7H
     assert "draw discard 2 3C" not in moves  # 3C melds with nothing, even with 8D
@@ -176,13 +201,13 @@ def test_r4_deep_draw_offered_only_when_meldable() -> None:
 
 
 def test_r4_deep_card_melds_with_cards_taken_above_it() -> None:
-    s = rig(new(), hands={0: "9C 2D KS", 1: "4D"}, pile="5S 4S 6S", turn=0)
+    s = position(hands={0: "9C 2D KS"}, melds=[(0, QUEENS)], pile="5S 4S 6S")
     assert "draw discard 3 5S" in legal(s)  # 4S 5S 6S from the pile alone
     assert "draw discard 2 4S" not in legal(s)
 
 
 def test_r4_deep_drawn_card_must_be_melded_before_the_turn_ends() -> None:
-    s = rig(new(), hands={0: "5H 6H 9C 2D KS", 1: "4D"}, pile="7H 3C 8D", turn=0)
+    s = position(hands={0: "5H 6H 9C 2D KS"}, melds=[(0, QUEENS)], pile="7H 3C 8D")
     act(s, "draw discard 3 7H")
     moves = legal(s)
     assert not any(m.startswith("discard") for m in moves)
@@ -194,8 +219,7 @@ def test_r4_deep_drawn_card_must_be_melded_before_the_turn_ends() -> None:
 
 
 def test_r4_only_moves_that_keep_the_deep_card_meldable() -> None:
-    s = rig(new(), hands={0: "8H 8C 8D 2S", 1: "4D 4C"}, pile="9H 2C", turn=0)
-    put(s, 1, "5H 6H 7H")
+    s = position(hands={0: "8H 8C 8D 2S"}, melds=[(1, "5H 6H 7H"), (0, QUEENS)], pile="9H 2C")
     assert "draw discard 2 9H" in legal(s)  # 8H then 9H on the run
     act(s, "draw discard 2 9H")
     moves = legal(s)
@@ -209,12 +233,13 @@ def test_r4_only_moves_that_keep_the_deep_card_meldable() -> None:
 
 
 def test_r4_deep_draw_through_a_chain_of_lay_offs_and_a_joker() -> None:
-    s = rig(new(jokers=True), hands={0: "8H JK 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
-    put(s, 1, "5H 6H 7H")
+    jokers = {"jokers": True}
+    table = [(1, "5H 6H 7H"), (0, QUEENS), (0, KINGS)]
+    s = position(hands={0: "8H JK 2S"}, melds=table, pile="TH 2C", options=jokers)
     assert "draw discard 2 TH" in legal(s)  # 8H, JK=9H, then TH
     act(s, "draw discard 2 TH")
     assert legal(s) == {"lay off 8H on 1", "meld 8H JK=9H TH"}  # JK=8H would strand TH
-    rig(s, hands={0: "8H 2S", 1: "4D 4C"}, pile="TH 2C", turn=0)
+    s = position(hands={0: "8H 2S"}, melds=table, pile="TH 2C", options=jokers)
     assert "draw discard 2 TH" not in legal(s)  # no 9H, no joker
 
 
@@ -227,19 +252,16 @@ def assert_every_move_leaves_an_action(s: Rummy500) -> None:
         assert seat is None or after.legal_actions(), f"{action}: seat {seat} has no action"
 
 
-def owed_joker_from_a_stacked_deal(seats: int, hands: list[str], *moves: str) -> Rummy500:
-    """Seed 1, jokers, ``hands`` dealt from the dealer's left: the first player draws
-    9H from the stock, plays ``moves`` and discards 9H; the second takes 9H and the
-    upcard JK beneath it (R4.1: the joker is owed)."""
-    deck = stacked(seats, hands, "JK", "9H", jokers=True)
-    s = SPEC.new_match(1, seats=seats, options={"jokers": True}, decks=[deck])
-    assert isinstance(s, Rummy500)
-    second_seat = ((s.to_act() or 0) + 1) % seats
+def owed_joker_from_a_chosen_deal(seats: int, hands: list[str], *moves: str) -> Rummy500:
+    """Jokers, ``hands`` dealt to seats 0, 1…: seat 0 draws 9H from the stock, plays
+    ``moves`` and discards 9H; seat 1 takes 9H and the upcard JK beneath it (R4.1: the
+    joker is owed)."""
+    s = new_hand(seats, hands, "JK", "9H", jokers=True)
     act(s, "draw stock", *moves, "discard 9H")
     while s.phase == CALL:
         act(s, "no rummy")
     act(s, "draw discard 2 JK")
-    assert s.view(second_seat).hand.must_meld == JOKER  # type: ignore[union-attr]
+    assert s.view(1).hand.must_meld == JOKER  # type: ignore[union-attr]
     return s
 
 
@@ -247,7 +269,7 @@ def test_r4_1_r5_no_meld_fills_the_only_set_an_owed_joker_could_join() -> None:
     # QC QD QH QS 4C 7C KS 9H JK: after meld QC QD QH QS the set is full (R5)
     # and no two cards left make a meld with the joker
     hands = ["2D 5D 8D JD 3H 6H TH", "QC QD QH QS 4C 7C KS", "2S 5S 8S JS 3C 9C 6D"]
-    s = owed_joker_from_a_stacked_deal(3, hands)
+    s = owed_joker_from_a_chosen_deal(3, hands)
     moves = legal(s)
     assert "meld QC QD QH QS" not in moves
     assert {"meld QC QD QH", "meld QC QD QH JK=QS", "meld JK=JS QS KS"} <= moves
@@ -257,7 +279,7 @@ def test_r4_1_r5_no_meld_fills_the_only_set_an_owed_joker_could_join() -> None:
 
 def test_r4_1_r5_no_lay_off_fills_the_only_set_an_owed_joker_could_join() -> None:
     hands = ["QC QD QH 3S 6S 8D TD", "QS 4C 7C KS 2D 5D AH"]
-    s = owed_joker_from_a_stacked_deal(3, hands, "meld QC QD QH")
+    s = owed_joker_from_a_chosen_deal(3, hands, "meld QC QD QH")
     moves = legal(s)
     assert "lay off QS on 1" not in moves
     assert {"lay off JK=QS on 1", "meld JK=JS QS KS"} <= moves
@@ -266,7 +288,7 @@ def test_r4_1_r5_no_lay_off_fills_the_only_set_an_owed_joker_could_join() -> Non
 
 def test_r4_1_r5_two_packs_no_meld_fills_the_set_an_owed_joker_could_join() -> None:
     # two packs hold two QC, but a set has no repeated suit: four cards at most (R5)
-    s = owed_joker_from_a_stacked_deal(5, ["2D 5D 8D JD 3H 6H TH", "QC QD QH QS 4C 7C KS"])
+    s = owed_joker_from_a_chosen_deal(5, ["2D 5D 8D JD 3H 6H TH", "QC QD QH QS 4C 7C KS"])
     moves = legal(s)
     assert "meld QC QD QH QS" not in moves
     assert "meld QC QD QH" in moves
@@ -274,7 +296,7 @@ def test_r4_1_r5_two_packs_no_meld_fills_the_set_an_owed_joker_could_join() -> N
 
 
 def test_r4_card_drawn_alone_from_the_pile_may_not_be_discarded() -> None:
-    s = rig(new(), hands={0: "5H 6H 9C 2D KS", 1: "4D"}, pile="7H 3C", turn=0)
+    s = position(hands={0: "5H 6H 9C 2D KS"}, melds=[(0, QUEENS)], pile="7H 3C")
     act(s, "draw discard")
     assert "discard 3C" not in legal(s)
     assert {"discard 9C", "discard 5H"} <= legal(s)
@@ -284,37 +306,38 @@ def test_r4_card_drawn_alone_from_the_pile_may_not_be_discarded() -> None:
 def test_r4_lone_drawn_card_is_never_left_stranded() -> None:
     # melding 2S 3S 4S would leave only 9D, drawn alone from the pile: neither
     # discardable nor meldable, so that meld is not offered
-    s = rig(new(), hands={0: "2S 3S 4S", 1: "4D"}, pile="9D", turn=0)
+    s = position(hands={0: "2S 3S 4S"}, melds=[(0, QUEENS)], pile="9D")
     act(s, "draw discard")
     assert legal(s) == {"discard 2S", "discard 3S", "discard 4S"}
 
 
 def test_r4_lay_off_on_any_players_meld_scores_for_the_player() -> None:
-    s = rig(new(), hands={0: "8H 9C 2D", 1: "4D 4C"}, turn=0)
-    put(s, 1, "5H 6H 7H")
-    s.phase = 2
+    s = position(
+        hands={0: "8H 9C 2D"},
+        melds=[(1, "5H 6H 7H"), (0, QUEENS), (0, KINGS)],
+        phase="play",
+    )
+    before = melded(s)
     act(s, "lay off 8H on 1")
     meld = s.view(1).hand.melds[0]  # type: ignore[union-attr]
     assert [p.seat for p in meld.cards] == [1, 1, 1, 0]
-    assert s.melded == [8, 18]
+    assert melded(s) == (before[0] + 8, before[1], before[2])
 
 
 # -- R5 melds ------------------------------------------------------------------------------
 
 
 def test_r5_sets_never_hold_two_cards_of_one_suit() -> None:
-    s = rig(new(5), hands={0: "7H 7H 7C KS", 1: "4D"}, turn=0)
-    s.phase = 2
+    s = position(5, {0: "7H 7H 7C KS"}, melds=[(0, QUEENS)], phase="play")
     assert not any(m.startswith("meld") for m in legal(s))
     with pytest.raises(IllegalActionError, match="twice"):
         s.parse_action("meld 7C 7H 7H")
-    rig(s, hands={0: "7H 7H 7C 7D KS"})
+    s = position(5, {0: "7H 7H 7C 7D KS"}, melds=[(0, QUEENS)], phase="play")
     assert "meld 7C 7D 7H" in legal(s)
 
 
 def test_r5_runs_ace_low_or_high_never_round_the_corner() -> None:
-    s = rig(new(), hands={0: "QS KS AS 2S 3S", 1: "4D"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "QS KS AS 2S 3S"}, melds=[(0, "9C 9D 9H 9S")], phase="play")
     melds = {m for m in legal(s) if m.startswith("meld")}
     assert melds == {"meld AS 2S 3S", "meld QS KS AS"}
     with pytest.raises(IllegalActionError, match="not a set or a run"):
@@ -327,8 +350,7 @@ def test_r5_two_decks_runs_never_hold_a_card_twice() -> None:
 
 
 def test_r5_joker_stands_for_a_declared_card_for_the_rest_of_the_hand() -> None:
-    s = rig(new(jokers=True), hands={0: "5H 6H JK 7H 8H 2C", 1: "4D"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "5H 6H JK 7H 8H 2C 9S KD"}, phase="play", options={"jokers": True})
     assert "meld 5H 6H JK=7H" in legal(s)
     assert "meld JK=4H 5H 6H" in legal(s)
     act(s, "meld 5H 6H JK=7H")
@@ -337,20 +359,19 @@ def test_r5_joker_stands_for_a_declared_card_for_the_rest_of_the_hand() -> None:
     assert [(str(p.card), str(p.stands_for)) for p in view.melds[0].cards][-1] == ("JK", "7H")
     assert "lay off 8H on 1" in legal(s)
     assert "lay off 7H on 1" not in legal(s)  # the joker is the 7H for good
-    assert s.melded[0] == 5 + 6 + 15
+    assert melded(s)[0] == 5 + 6 + 15
 
 
 def test_r5_meld_needs_a_natural_card() -> None:
-    s = rig(new(5, jokers=True), hands={0: "JK JK JK 2C", 1: "4D"}, turn=0)
-    s.phase = 2
+    jokers = {"jokers": True}
+    s = position(5, {0: "JK JK JK 2C"}, melds=[(0, QUEENS)], phase="play", options=jokers)
     assert all("2C" in m for m in legal(s) if m.startswith("meld"))
     with pytest.raises(IllegalActionError, match="natural"):
         s.parse_action("meld JK=5H JK=6H JK=7H")
 
 
 def test_r5_set_joker_designation_blocks_that_suit() -> None:
-    s = rig(new(jokers=True), hands={0: "9C 9D JK 9H 2C", 1: "4D"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "9C 9D JK 9H 2C 5S KD 7C"}, phase="play", options={"jokers": True})
     act(s, "meld 9C 9D JK=9S")
     assert "lay off 9H on 1" in legal(s)
     assert s.table[0].accept == 1 << parse_card("9H")
@@ -360,21 +381,20 @@ def test_r5_set_joker_designation_blocks_that_suit() -> None:
 
 
 def _four_with_run() -> Rummy500:
-    s = rig(
-        new(4),
-        hands={0: "8H 2C 3D KS", 1: "4D 9S", 2: "5C QD", 3: "6D 7S"},
+    # seat 3 made the run; seat 2 holds nothing else that melds with 8H
+    return position(
+        4,
+        {0: "8H 2C 3D KS", 2: "5C QD 2S 4S 9C TD KD"},
+        melds=[(3, "5H 6H 7H"), (0, JACKS)],
         pile="2H",
-        turn=0,
+        phase="play",
     )
-    put(s, 3, "5H 6H 7H")
-    s.phase = 2
-    return s
 
 
 def test_r6_no_call_when_nothing_can_be_melded() -> None:
     s = _four_with_run()
     act(s, "discard 2C")
-    assert s.phase == 1 and s.to_act() == 1  # next player draws, nobody asked
+    assert s.phase == DRAW and s.to_act() == 1  # next player draws, nobody asked
 
 
 def test_r6_eligible_players_asked_in_order_first_caller_wins() -> None:
@@ -388,23 +408,24 @@ def test_r6_eligible_players_asked_in_order_first_caller_wins() -> None:
     assert legal(s) == {"lay off 8H on 1"}  # must meld the called card at once
     act(s, "lay off 8H on 1")
     act(s, "discard 5C")
-    assert s.to_act() == 3 and s.phase == 1  # play goes on left of the caller
+    assert s.to_act() == 3 and s.phase == DRAW  # play goes on left of the caller
 
 
 def test_r6_all_decline_then_the_next_player_draws() -> None:
     s = _four_with_run()
     act(s, "discard 8H", "no rummy", "no rummy", "no rummy")
-    assert s.to_act() == 1 and s.phase == 1
+    assert s.to_act() == 1 and s.phase == DRAW
     assert "draw discard" in legal(s)
 
 
 def test_r6_call_on_a_card_melding_with_the_cards_above_it() -> None:
-    s = rig(new(3), hands={0: "9D 2C KS", 1: "4D", 2: "QD"}, pile="5C 6C", turn=0)
-    s.phase = 2
+    spent = [(0, JACKS), (0, TENS)]
+    s = position(hands={0: "9D 2C KS"}, melds=spent, pile="5C 6C", phase="play")
     act(s, "discard 9D")
-    assert s.phase == 1  # 5C 6C 9D: no meld
-    s = rig(new(3), hands={0: "7C 2C KS", 1: "4D", 2: "QD"}, pile="5C 6C", turn=0)
-    s.phase = 2
+    assert s.phase == DRAW  # 5C 6C 9D: no meld
+    # seat 1 holds nothing else that melds with 5C 6C 7C
+    hands: dict[int, str | int] = {0: "7C 2C KS", 1: "4D 9S 9H 2H 3S KD QH"}
+    s = position(hands=hands, melds=spent, pile="5C 6C", phase="play")
     act(s, "discard 7C")
     assert legal(s) == {"rummy 3 5C", "no rummy"}
     act(s, "rummy 3 5C")
@@ -412,9 +433,9 @@ def test_r6_call_on_a_card_melding_with_the_cards_above_it() -> None:
 
 
 def test_r6_no_call_after_the_hand_ends() -> None:
-    s = _four_with_run()
-    rig(s, hands={0: "8H"})
-    s.phase = 2
+    s = position(
+        4, {0: "8H"}, melds=[(3, "5H 6H 7H"), (0, JACKS), (0, KINGS)], pile="2H", phase="play"
+    )
     act(s, "lay off 8H on 1")
     assert s.number == 2  # went out: the next hand is dealt, no calls
 
@@ -423,25 +444,24 @@ def test_r6_no_call_after_the_hand_ends() -> None:
 
 
 def test_r7_hand_ends_when_a_player_melds_every_card() -> None:
-    s = rig(new(), hands={0: "5H 6H 7H", 1: "4D KC"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "5H 6H 7H"}, melds=[(0, QUEENS), (0, JACKS)], phase="play")
     act(s, "meld 5H 6H 7H")
     assert s.hands_played == 1
     assert s.last_outcome is not None and s.last_outcome.went_out == 0
 
 
 def test_r7_hand_ends_when_the_last_card_is_discarded() -> None:
-    s = rig(new(), hands={0: "5H 6H 7H 9C", 1: "4D KC"}, turn=0)
-    s.phase = 2
+    s = position(hands={0: "5H 6H 7H 9C"}, melds=[(0, QUEENS)], phase="play")
     act(s, "meld 5H 6H 7H", "discard 9C")
     assert s.last_outcome is not None and s.last_outcome.went_out == 0
 
 
 def test_r7_decline_offered_only_when_the_stock_is_empty() -> None:
-    s = rig(new(), hands={0: "5H 9C", 1: "4D KC"}, pile="2S", turn=0)
+    spent = [(0, QUEENS), (0, JACKS)]
+    s = position(hands={0: "5H 9C"}, melds=spent, pile="2S")
     assert "decline" not in legal(s)
-    s.stock_pos = len(s.stock)
-    s._legal = None
+    # the same, the other cards in seats 1 and 2: the stock is empty
+    s = position(hands={0: "5H 9C", 1: 20, 2: 21}, melds=spent, pile="2S")
     assert legal(s) == {"draw discard", "decline"}
     act(s, "decline")
     assert s.last_outcome is not None and s.last_outcome.reason.startswith("stock empty")
@@ -460,48 +480,56 @@ def test_r7_turn_cap_ends_the_hand() -> None:
 
 
 def test_r8_melded_minus_cards_left_added_to_the_running_score() -> None:
-    s = rig(new(), hands={0: "5H 6H 7H KC AD", 1: "4D KC 2S"}, turn=0)
-    s.phase = 2
-    act(s, "meld 5H 6H 7H", "discard KC")
-    s.stock_pos = len(s.stock)
-    rig(s, pile="", turn=1)
-    act(s, "decline")
+    # seat 0 melded the queens before; seat 2 holds the cards no one names, so the
+    # stock is empty and seat 1 may decline when seat 0 has discarded
+    s = position(
+        hands={0: "5H 6H 7H KC AD", 1: "4D 2S 3C 9H TD 8S 5C", 2: 36},
+        melds=[(0, QUEENS)],
+        phase="play",
+        scores=[10, -5, 0],
+        hands_played=1,
+    )
+    act(s, "meld 5H 6H 7H", "discard KC", "decline")
     assert s.last_outcome is not None
-    assert s.last_outcome.hand_scores == (18 - 15, 0 - (4 + 10 + 2))
-    assert s.scores == [3, -16]  # may be negative
+    hand_scores = s.last_outcome.hand_scores
+    assert hand_scores[:2] == (40 + 18 - 15, 0 - (4 + 2 + 3 + 9 + 10 + 8 + 5))
+    assert s.scores == [10 + 43, -5 - 41, hand_scores[2]]  # may be negative
 
 
 # -- R9 winning ----------------------------------------------------------------------------
 
 
-def _end_hand_with(s: Rummy500, scores: list[int]) -> None:
-    s.scores = list(scores)
-    rig(s, hands={i: "" for i in range(s.num_seats)}, pile="")
-    s.stock_pos = len(s.stock)
-    s._legal = None
+def hand_ends(scores: list[int], left: tuple[str, str], **options: object) -> Rummy500:
+    """Hand 2 ends as seat 0, with the stock empty, declines: seats 0 and 1 hold
+    ``left``, seat 2 every other card (so it scores lowest), and none has melded, so
+    each scores minus what it holds (R8) on top of ``scores``."""
+    s = position(
+        hands={0: left[0], 1: left[1], 2: 38}, scores=scores, hands_played=1, options=options
+    )
     act(s, "decline")
+    return s
 
 
 def test_r9_highest_score_at_or_over_target_wins() -> None:
-    s = new(3)
-    _end_hand_with(s, [510, 520, 100])
+    # 530 each after hand 1 was a tie (R9); hand 2 leaves seat 0 with 29, seat 1 with 17
+    s = hand_ends([530, 530, 100], ("3S 4C 4D 4H 4S 5C 5D", "2C 2D 2H 2S 3C 3D 3H"))
     assert s.is_over()
+    assert s.scores[:2] == [501, 513]
     result = s.result()
     assert result is not None and result.ranks == (1, 0, 2)
-    assert result.detail["winner"] == 1 and result.detail["hands"] == 1
+    assert result.detail["winner"] == 1 and result.detail["hands"] == 2
 
 
 def test_r9_tie_for_highest_deals_another_hand() -> None:
-    s = new(3)
-    _end_hand_with(s, [520, 520, 100])
-    assert not s.is_over() and s.number == 2
-    _end_hand_with(s, [520, 530, 100])
-    assert s.is_over()
+    # 23 left in each hand: 507 each
+    s = hand_ends([530, 530, 100], ("2C 2D 3C 3D 4C 4D 5C", "2H 2S 3H 3S 4H 4S 5H"))
+    assert s.scores[:2] == [507, 507]
+    assert not s.is_over() and s.number == 3
 
 
 def test_r9_max_hands_ends_the_match_ranked_by_score() -> None:
-    s = new(3, max_hands=1)
-    _end_hand_with(s, [20, 20, -5])
+    s = hand_ends([43, 43, 40], ("2C 2D 3C 3D 4C 4D 5C", "2H 2S 3H 3S 4H 4S 5H"), max_hands=2)
+    assert s.scores[:2] == [20, 20]
     result = s.result()
     assert result is not None and result.ranks == (0, 0, 2)
     assert result.detail["winner"] is None
@@ -517,18 +545,27 @@ def test_r10_jokers_option_adds_two_per_deck() -> None:
 
 
 def test_r10_scoring_5_10_15() -> None:
-    s = rig(new(scoring="5-10-15"), hands={0: "AS 2S 3S 9C TD KH", 1: "4D"}, turn=0)
-    assert s._hand_value(0) == 15 + 5 + 5 + 5 + 10 + 10
-    s.phase = 2
+    scoring = {"scoring": "5-10-15"}
+    hand = "AS 2S 3S 9C TD KH"
+    s = position(hands={0: hand, 1: 21, 2: 21}, melds=[(0, QUEENS)], options=scoring)
+    assert left_when_the_hand_ends(s)[0] == 15 + 5 + 5 + 5 + 10 + 10
+    s = position(hands={0: hand}, melds=[(0, QUEENS)], phase="play", options=scoring)
+    before = melded(s)[0]
     act(s, "meld AS 2S 3S")
-    assert s.melded[0] == 1 + 5 + 5  # the low ace stays 1 (ruling)
+    assert melded(s)[0] - before == 1 + 5 + 5  # the low ace stays 1 (ruling)
     with pytest.raises(OptionsError):
         SPEC.options({"scoring": "5-10-20"})
 
 
 def test_r10_floating_player_melding_all_cards_floats() -> None:
-    s = rig(new(floating=True), hands={0: "5H 6H 7H", 1: "4D KC 9S"}, pile="2C", turn=0)
-    s.phase = 2
+    s = position(
+        2,
+        {0: "5H 6H 7H", 1: "4D KC 9S AC 3C 4C 6C 8C 9C AD 2D 3D 5D"},
+        melds=[(0, TENS), (0, JACKS), (0, QUEENS)],
+        pile="2C",
+        phase="play",
+        options={"floating": True},
+    )
     act(s, "meld 5H 6H 7H")
     assert s.hands_played == 0 and s.size[0] == 0
     assert s.view(1).hand is not None and s.view(1).hand.floating == (True, False)
@@ -539,29 +576,21 @@ def test_r10_floating_player_melding_all_cards_floats() -> None:
     act(s, "draw stock")
     card = s.hand_cards(0)[0]
     if str(card) in ("4H", "8H"):
-        assert f"lay off {card} on 1" in legal(s)
+        assert f"lay off {card} on 4" in legal(s)
     act(s, f"discard {card}")  # going out needs a discard
     assert s.hands_played == 1 and s.last_outcome is not None
     assert s.last_outcome.went_out == 0
 
 
 def test_r10_unplayable_final_discard() -> None:
-    s = rig(
-        new(unplayable_final_discard=True),
-        hands={0: "8H 4H", 1: "KD 9S"},
-        turn=0,
-    )
-    put(s, 1, "5H 6H 7H")
-    s.phase = 2
+    unplayable = {"unplayable_final_discard": True}
+    table = [(1, "5H 6H 7H"), (0, QUEENS), (0, KINGS)]
+    s = position(hands={0: "8H 4H"}, melds=table, phase="play", options=unplayable)
     act(s, "discard 4H")
     assert s.to_act() == 1
-    s = rig(new(unplayable_final_discard=True), hands={0: "8H", 1: "KD 9S"}, turn=0)
-    put(s, 1, "5H 6H 7H")
-    s.phase = 2
+    s = position(hands={0: "8H"}, melds=table, phase="play", options=unplayable)
     assert legal(s) == {"lay off 8H on 1"}  # 8H plays: it may not be the last discard
-    s = rig(new(), hands={0: "8H", 1: "KD 9S"}, turn=0)
-    put(s, 1, "5H 6H 7H")
-    s.phase = 2
+    s = position(hands={0: "8H"}, melds=table, phase="play")
     assert legal(s) == {"lay off 8H on 1", "discard 8H"}
 
 
@@ -603,12 +632,13 @@ def test_action_texts_round_trip_and_errors_name_the_problem() -> None:
 
 def test_lay_offs_name_melds_by_their_number_in_the_view() -> None:
     """Meld N of ``lay off C on N`` is the Nth meld the view lists, numbered from 1."""
-    s = rig(new(), hands={0: "8H 9S 2D", 1: "4D 4C"}, turn=0)
-    put(s, 1, "5H 6H 7H")
-    put(s, 1, "9C 9D 9H")
-    s.phase = 2
+    s = position(
+        hands={0: "8H 9S 2D"},
+        melds=[(1, "5H 6H 7H"), (1, "9C 9D 9H"), (0, QUEENS), (0, KINGS)],
+        phase="play",
+    )
     assert {"lay off 8H on 1", "lay off 9S on 2"} <= legal(s)
     act(s, "lay off 9S on 2")
     melds = s.view(0).hand.melds  # type: ignore[union-attr]
-    assert [m.number for m in melds] == [1, 2]
+    assert [m.number for m in melds] == [1, 2, 3, 4]
     assert [str(p.card) for p in melds[1].cards] == ["9C", "9D", "9H", "9S"]

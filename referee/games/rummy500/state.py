@@ -3,6 +3,7 @@ each action does (R4–R7, R10), scoring (R8) and the end of the match (R9)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from referee.actions import (
     DrawDiscard,
     DrawStock,
 )
-from referee.cards import JOKER, Card, SplitMix64, make_deck, shuffled_deck
+from referee.cards import CARD_BY_ID, JOKER, Card, SplitMix64, make_deck, shuffled_deck
 from referee.engine import (
     Action,
     Event,
@@ -87,10 +88,26 @@ class Rummy500Options:
         check_range("max_hands", self.max_hands, 1, 100_000)
 
 
+def dealt_size(seats: int) -> int:
+    """The cards each player is dealt (R3): 13 for two players, else 7."""
+    return 13 if seats == 2 else 7
+
+
 def deck_for(options: Rummy500Options, seats: int) -> list[Card]:
     """The cards of one deal (R1): one pack for 2–4 players, two for 5–8, with two
     jokers per pack when ``jokers`` is on."""
     return make_deck(2 if seats >= 5 else 1, 2 if options.jokers else 0)
+
+
+def _table_meld(number: int, slots: Sequence[tuple[int, int, int]]) -> TableMeld:
+    """Table meld ``number`` holding ``slots`` (card stood for, card there, seat), in
+    table order. Made of its first three cards with the others laid off above them, so
+    that a run's ace lies where the order puts it (A..K low, 2..A high)."""
+    tm = TableMeld(tuple(CARD_BY_ID[stood] for stood, _, _ in slots[:3]), 0, 0, number)
+    for stood, _, _ in slots[3:]:
+        tm.add(stood, stood, 0)
+    tm.placed = [(int(stood), int(there), seat) for stood, there, seat in slots]
+    return tm
 
 
 class Rummy500(GameState):
@@ -110,8 +127,26 @@ class Rummy500(GameState):
     options: Rummy500Options
 
     def __init__(
+        self,
+        options: Rummy500Options,
+        seed: int,
+        seats: int,
+        decks: list[list[Card]],
+        *,
+        dealer: int | None = None,
+    ) -> None:
+        """A new match; ``dealer`` names the first dealer of a chosen deal, else the
+        seed draws it (R3)."""
+        self._setup(options, seed, seats, decks)
+        if dealer is None:
+            dealer = self._rng.below(seats)  # R3: the first dealer is random
+        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self._deal(dealer)
+
+    def _setup(
         self, options: Rummy500Options, seed: int, seats: int, decks: list[list[Card]]
     ) -> None:
+        """What every match starts with, before its first hand."""
         self._start(options, seed, seats, decks, deck_for(options, seats))
         self._packs = 2 if seats >= 5 else 1
         self._jokers_per_pack = 2 if options.jokers else 0
@@ -124,9 +159,88 @@ class Rummy500(GameState):
         self._legal: list[Action] | None = None
         # table melds' views by content (see views.meld_view; shared by clones)
         self.meld_views: BoundedCache[tuple[Any, ...], MeldView] = BoundedCache(meld_view, 1024)
-        dealer = self._rng.below(seats)  # R3: the first dealer is random
-        self.events.append(Event(None, f"seat {dealer} deals first"))
-        self._deal(dealer)
+
+    @classmethod
+    def at_position(
+        cls,
+        options: Rummy500Options,
+        seed: int,
+        seats: int,
+        *,
+        dealer: int,
+        hands: Sequence[Sequence[Card]],
+        discard_pile: Sequence[Card],
+        stock: Sequence[Card],
+        turn: int,
+        phase: int = DRAW,
+        table: Sequence[Sequence[tuple[int, int, int]]] = (),
+        known: Sequence[Sequence[Card]] = (),
+        melded: Sequence[int] | None = None,
+        must_meld: Card | None = None,
+        must_meld_now: bool = False,
+        may_not_discard: Card | None = None,
+        asker: int = -1,
+        turns: int = 0,
+        scores: Sequence[int] | None = None,
+        hands_played: int = 0,
+        last_hand: OutcomeView | None = None,
+    ) -> Rummy500:
+        """A match in play at a position of hand ``hands_played + 1`` (``referee.scenario``
+        builds sampled and chosen positions with it), the hands after it shuffled from
+        ``seed``. ``table`` lists the melds in the order they were made, each as its
+        slots in table order (runs low to high, sets by suit): (card stood for, card
+        there, seat that played it). ``turn`` is the seat to play in ``phase``; in the
+        CALL phase it is the discarder and ``asker`` the player asked (R6). ``known``:
+        per seat, the cards it was seen taking from the pile and still holds.
+        ``melded``: the points each seat melded this hand, worked out from the table
+        when None (R2, R8). The owed card (R4, R6) and the card that may not be
+        discarded (R4) are those of the play phase. Trusts its caller as ``apply``
+        does, and logs no event: the position's history is the caller's."""
+        self = cls.__new__(cls)
+        self._setup(options, seed, seats, [])
+        if scores is not None:
+            self.scores = list(scores)
+        self.hands_played = hands_played
+        self.last_outcome = last_hand
+        self._new_hand(dealer)
+        for seat, cards in enumerate(hands):
+            for c in cards:
+                self._add(seat, c)
+        for seat, cards in enumerate(known):
+            counts = self.known[seat]
+            for c in cards:
+                counts[c] = counts.get(c, 0) + 1
+        self.pile = list(discard_pile)
+        self.stock = list(stock)
+        self.stock_pos = 0
+        for number, slots in enumerate(table, 1):
+            tm = _table_meld(number, slots)
+            self.table.append(tm)
+            self._table_changed(tm, 0)
+        self.melded = list(melded) if melded is not None else self._table_points()
+        self.turns = turns
+        self.turn, self.phase = turn, phase
+        if phase == PLAY:
+            self.pending = -1 if must_meld is None else int(must_meld)
+            self.at_once = must_meld_now
+            self.forbidden = -1 if may_not_discard is None else int(may_not_discard)
+        elif phase == CALL:
+            self.discarder, self.asker = turn, asker
+            self.calls = rummy_calls(self)
+        return self
+
+    def _table_points(self) -> list[int]:
+        """Per seat, the points of the cards it placed on the table (R2, R8)."""
+        points = [0] * self.num_seats
+        for tm in self.table:
+            for i, (stood, there, seat) in enumerate(tm.placed):
+                if there == JK:
+                    points[seat] += JOKER_VALUE
+                elif tm.is_run and i == 0 and tm.lo == 0:
+                    points[seat] += LOW_ACE_VALUE
+                else:
+                    points[seat] += self._values[stood & 15]
+        return points
 
     # -- dealing ---------------------------------------------------------------------------
 
@@ -137,14 +251,8 @@ class Rummy500(GameState):
             deck = self._decks.pop(0)
         else:
             deck = shuffled_deck(self._rng, self._packs, self._jokers_per_pack)
-        self.number = self.hands_played + 1
-        self.dealer = dealer
-        self.m1 = [0] * n  # cards held at least once
-        self.m2 = [0] * n  # cards held twice (two decks)
-        self.jk = [0] * n  # jokers held
-        self.size = [0] * n
-        self.known: list[dict[int, int]] = [{} for _ in range(n)]
-        size = 13 if n == 2 else 7
+        self._new_hand(dealer)
+        size = dealt_size(n)
         pos = 0
         add = self._add
         for _ in range(size):
@@ -154,6 +262,23 @@ class Rummy500(GameState):
         self.pile: list[Card] = [deck[pos]]
         self.stock = deck
         self.stock_pos = pos + 1
+        events = self.events
+        events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
+        for s in range(n):
+            events.append(Event(s, f"dealt {format_ids(self.hand_cards(s))}", self._private[s]))
+        events.append(Event(None, f"upcard {self.pile[-1]}"))
+        self._start_turn((dealer + 1) % n)
+
+    def _new_hand(self, dealer: int) -> None:
+        """Empty hands, an empty table and a fresh turn count for the next hand."""
+        n = self.num_seats
+        self.number = self.hands_played + 1
+        self.dealer = dealer
+        self.m1 = [0] * n  # cards held at least once
+        self.m2 = [0] * n  # cards held twice (two decks)
+        self.jk = [0] * n  # jokers held
+        self.size = [0] * n
+        self.known: list[dict[int, int]] = [{} for _ in range(n)]
         self.table: list[TableMeld] = []
         self.accept = 0
         self.joker_ok = False
@@ -171,12 +296,6 @@ class Rummy500(GameState):
         self.discarder = -1
         self.asker = -1
         self.calls: tuple[Action, ...] = ()
-        events = self.events
-        events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
-        for s in range(n):
-            events.append(Event(s, f"dealt {format_ids(self.hand_cards(s))}", self._private[s]))
-        events.append(Event(None, f"upcard {self.pile[-1]}"))
-        self._start_turn((dealer + 1) % n)
 
     def _start_turn(self, seat: int) -> None:
         self.turn = seat
