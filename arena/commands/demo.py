@@ -19,6 +19,7 @@ BOTS = (
     ("random", "random_bot.py"),
     ("minimal", "minimal_bot.py"),
     ("heuristic", "heuristic_bot.py"),
+    ("search", "search_bot.py"),
 )
 #: Each game's demo: options that keep a match short, and matches per table.
 GAMES: tuple[tuple[str, dict[str, Any], int], ...] = (
