@@ -110,5 +110,6 @@ def test_it_leaves_the_heuristics_choice_only_for_one_better_beyond_the_noise(mo
         ]
 
     for edge, stderr, played in ((3.0, 2.0, preferred), (5.0, 2.0, other), (-1.0, 0.5, preferred)):
-        monkeypatch.setattr(search_bot, "evaluate", lambda *a, **k: values(edge, stderr))
+        found = values(edge, stderr)
+        monkeypatch.setattr(search_bot, "evaluate", lambda *a, found=found, **k: found)
         assert search_bot.choose(view, [], {}, budget_ms=1, rng=random.Random(1)) == played
