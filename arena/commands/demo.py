@@ -104,7 +104,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         where = "embedded" if running.embedded else "configured"
         console.print(
             f"[bold]Rummy Arena demo[/bold]: Postgres and Redis {where}, one local worker "
-            "(its referee and bot pool); the example bots random, minimal and heuristic"
+            "(its referee and bot pool); the example bots "
+            + ", ".join(prefix for prefix, _ in BOTS[:-1])
+            + f" and {BOTS[-1][0]}"
         )
         played = []
         actor = local_actor(store)
