@@ -27,7 +27,9 @@ from referee.actions import (
     DISCARD_TEXT_TABLES,
     DISCARD_TEXTS,
     DRAW_DISCARD,
+    DRAW_DISCARD_TEXTS,
     DRAW_STOCK,
+    DREW_TEXTS,
     PASS,
     Discard,
     DrawDiscard,
@@ -71,9 +73,6 @@ class Arrange(Action):
 
 KNOCKS = {cid: Knock(c) for cid, c in CARD_BY_ID.items()}
 KNOCK_TEXTS = {cid: str(k) for cid, k in KNOCKS.items()}
-#: Event texts by card id, made once rather than formatted at every action.
-DREW_TEXTS = {cid: f"drew {c}" for cid, c in CARD_BY_ID.items()}
-DRAW_DISCARD_TEXTS = {cid: f"draw discard {c}" for cid, c in CARD_BY_ID.items()}
 _DRAW_TEXTS = (str(DRAW_STOCK), str(DRAW_DISCARD))
 _UPCARD_TEXTS = (str(DRAW_DISCARD), str(PASS))
 _STOCK_ONLY_TEXTS = (str(DRAW_STOCK),)
