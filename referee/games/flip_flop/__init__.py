@@ -29,7 +29,8 @@ Where each rule is played (docs/rules/flip-flop.md):
 - F5 forty-nine and fifty: ``deal.deal_hands`` (who may declare),
   ``legal.legal_actions_of``, ``state.FlipFlop._next_declarer``; the set-aside
   stakes paid in ``stakes.Stakes.settle``
-- F6 flip and flop: ``deal.deal_hands`` (reveals and winners), ``actions.reveal_plan``,
+- F6 flip and flop: ``deal.deal_hands`` (reveals and winners; ``deal.reveals_due`` for
+  a round under way, ``state.FlipFlop.at_position``), ``actions.reveal_plan``,
   ``state.FlipFlop._reveal``, ``state.FlipFlop._settle_side_pots``,
   ``stakes.Stakes.pay_side_pots``; reveals not yet made in ``state.FlipFlop._end_round``
 - F7 turn: F7.1 drop, F7.2 draw: ``legal.legal_actions_of``,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.cards import CARD_BY_ID, RANK_BITS, Card
+from referee.cards import CARD_BY_ID, RANK_BITS, SUIT_MASK, Card
 from referee.games.flip_flop.actions import RevealPlan, reveal_plan
 from referee.games.flip_flop.tables import (
     BITS,
@@ -16,6 +16,7 @@ from referee.games.flip_flop.tables import (
     TEN_VALUED,
     LogEntry,
     dealt_text,
+    hand_value,
 )
 
 #: The flip and flop winners: (card shown, seat) for each pot, None when nobody may win it.
@@ -79,3 +80,45 @@ def deal_hands(
         None if flop_seat < 0 else (CARD_BY_ID[best_flop], flop_seat),
     ]
     return hands, pending, winners, declare
+
+
+def declarable(mask: int) -> bool:
+    """Whether five cards add up to 49 or 50 (F5): the test ``deal_hands`` makes inline."""
+    return (mask & TEN_VALUED).bit_count() >= 4 and hand_value(mask) >= 49
+
+
+def reveals_due(
+    hands: Sequence[int],
+    order: Sequence[int],
+    dealer: int,
+    eligible: Sequence[int],
+    flip: Card,
+    reveals: Sequence[tuple[int, str, Card]],
+    unrevealed: Sequence[int],
+) -> tuple[list[RevealPlan | None], Winners]:
+    """The reveal due of each seat in ``unrevealed`` (F6; seats whose first turn has not
+    begun, in deal order, so that their hands are still the opening hands) after the
+    ``reveals`` made so far, and the flip and flop winners all of them decide: what
+    ``deal_hands`` works out at the deal, for a round already under way."""
+    flip_shift = (flip >> 4) * RANK_BITS
+    shifts = (flip_shift, flip_shift ^ (3 * RANK_BITS))  # flip suit, flop suit
+    dealer_counts = eligible[dealer] >= 2  # the flip card counts for the dealer (F6)
+    best = [int(flip) if dealer_counts else 99, 99]
+    winner = [dealer if dealer_counts else -1, -1]
+    for seat, pot, shown_card in reveals:
+        i = 0 if pot == "flip" else 1
+        best[i], winner[i] = shown_card, seat
+    pending: list[RevealPlan | None] = [None] * len(hands)
+    for seat in unrevealed:
+        shown = [-1, -1]
+        for i in range(eligible[seat] - 1):  # level 2 may win the flip, 3 the flop too
+            held = hands[seat] >> shifts[i] & SUIT_MASK
+            if held:
+                card = shifts[i] + (held & -held).bit_length() - 1  # the lowest of them
+                if card < best[i]:
+                    best[i] = shown[i] = card
+                    winner[i] = seat
+        if shown != [-1, -1]:
+            pending[seat] = reveal_plan(*shown)
+    winners: Winners = [None if winner[i] < 0 else (CARD_BY_ID[best[i]], winner[i]) for i in (0, 1)]
+    return pending, winners

@@ -17,7 +17,15 @@ from referee.actions import (
     DrawStock,
     Pass,
 )
-from referee.cards import Card, SplitMix64, cards_of, format_cards, make_deck, shuffled_deck
+from referee.cards import (
+    Card,
+    SplitMix64,
+    cards_of,
+    format_cards,
+    make_deck,
+    mask_of,
+    shuffled_deck,
+)
 from referee.engine import (
     Action,
     Event,
@@ -37,7 +45,7 @@ from referee.games.flip_flop.actions import (
     TunkOut,
     parse_flip_flop_action,
 )
-from referee.games.flip_flop.deal import deal_hands
+from referee.games.flip_flop.deal import deal_hands, declarable, reveals_due
 from referee.games.flip_flop.legal import legal_actions_of
 from referee.games.flip_flop.stakes import Stakes
 from referee.games.flip_flop.tables import (
@@ -48,6 +56,7 @@ from referee.games.flip_flop.tables import (
     POT_NAMES,
     POT_WON,
     SEARCH,
+    SEAT_ORDERS,
     SET_ASIDE_PAID,
     UNCLAIMED,
     LogEntry,
@@ -101,7 +110,16 @@ class FlipFlop(GameState):
     game = "flip-flop"
     options: FlipFlopOptions
 
-    def __init__(self, options: FlipFlopOptions, seed: int, seats: int, decks: list[list[Card]]):
+    def __init__(
+        self,
+        options: FlipFlopOptions,
+        seed: int,
+        seats: int,
+        decks: list[list[Card]],
+        *,
+        dealer: int | None = None,
+    ):
+        """A new match; its first dealer drawn from ``seed`` unless ``dealer`` names it."""
         self._start(options, seed, seats, decks, make_deck())
         n = seats
         self.stakes = Stakes(n, options.starting_stakes)  # F2
@@ -110,7 +128,7 @@ class FlipFlop(GameState):
         self.known = [0] * n  # face-up cards in each hand
         self.order: list[int] = []  # seats in the round, dealer's left first, dealer last
         self.round_no = 0
-        self.dealer = self._rng.below(n)  # F4: the first dealer is random
+        self.dealer = self._rng.below(n) if dealer is None else dealer  # F4: at random
         self._log.append((None, "seat {} deals first".format, (self.dealer,), None))
         self.stock: list[Card] = []
         self.stock_pos = 0
@@ -139,6 +157,100 @@ class FlipFlop(GameState):
         )
         self.over = False
         self._start_round()
+
+    @classmethod
+    def at_position(
+        cls,
+        options: FlipFlopOptions,
+        seed: int,
+        seats: int,
+        *,
+        bankrolls: Sequence[int],
+        set_aside: Sequence[int],
+        eligible: Sequence[int],
+        eliminated_in: Sequence[int | None],
+        pots: Sequence[int],
+        round_no: int,
+        dealer: int,
+        flip_card: Card,
+        hands: Sequence[Sequence[Card]],
+        face_up: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        discard_pile: Sequence[Card] = (),
+        spreads: Sequence[tuple[int, Sequence[Card]]] = (),
+        phase: Phase = Phase.DRAW,
+        turn: int,
+        turns: int = 0,
+        taken: Card | None = None,
+        declared: Sequence[int | None] | None = None,
+        reveals: Sequence[tuple[int, str, Card]] = (),
+        side_result: Sequence[tuple[int | None, Card | None, int]] = (),
+        last_round: RoundSummary | None = None,
+    ) -> FlipFlop:
+        """A match in play in round ``round_no`` (``referee.scenario`` builds sampled
+        positions with it), the rounds after it shuffled from ``seed``. The stakes are
+        those after this round's antes (F3): per seat the bankroll, the set-aside stake,
+        ``eligible`` (0 out of the round, else 1–3: the pots it may win) and the round it
+        was eliminated in; and the game, flip and flop ``pots``. ``hands`` holds every
+        seat's cards, the dealer's with the ``flip_card`` (F4); ``face_up`` the cards of
+        each hand all can see; ``spreads`` the table as (owner, cards) in the order
+        laid; ``stock`` top first. ``turn`` is the seat to play in
+        ``phase`` (in the DECLARE phase the seat asked, F5) after ``turns`` turns;
+        ``taken`` the card it took from the pile this turn. ``reveals`` are those made
+        (F6); the reveals still due, the flip and flop winners and the seats still to be
+        asked about 49 or 50 are worked out from the hands, as the deal works them out.
+        ``side_result`` is the flip and flop payments once made, after the dealer's
+        first turn. Trusts its caller as ``apply`` does, and logs no event: the
+        position's history is the caller's."""
+        self = cls.__new__(cls)
+        self._start(options, seed, seats, [], make_deck())
+        stakes = self.stakes = Stakes(seats, 0)
+        stakes.bankroll = list(bankrolls)
+        stakes.set_aside = list(set_aside)
+        stakes.eligible = list(eligible)
+        stakes.eliminated_in = list(eliminated_in)
+        stakes.pots = list(pots)
+        self.round_no = round_no
+        self.dealer = dealer
+        self.flip_card = flip_card
+        order = self.order = [s for s in SEAT_ORDERS[seats][dealer] if stakes.eligible[s]]
+        self.hands = [mask_of(h) for h in hands]
+        self.known = [mask_of(h) for h in face_up]
+        self.declared = list(declared) if declared is not None else [None] * seats
+        self.stock = list(stock)
+        self.stock_pos = 0
+        self.discard_pile = list(discard_pile)
+        self.spread_owners = [owner for owner, _ in spreads]
+        self.spread_masks = [mask_of(cards) for _, cards in spreads]
+        self.spread_ext = [extension_mask(m) for m in self.spread_masks]
+        self.phase = phase
+        self.turn = turn
+        self.turns = turns
+        self.taken = -1 if taken is None else taken
+        self.reveals = list(reveals)
+        self.side_paid = phase is not Phase.DECLARE and turns >= len(order)
+        self.side_result = list(side_result)
+        self._last_round = None
+        self._summary = last_round
+        self.player_views = BoundedCache(player_view, 512)
+        self.over = False
+        if phase is Phase.DECLARE:
+            self.turn_index = 0
+            self.started = 0
+            later = order[order.index(turn) + 1 :]
+            self.declare_queue = [turn] + [s for s in later if declarable(self.hands[s])]
+            unrevealed = order
+        else:
+            self.turn_index = order.index(turn)
+            self.started = sum(1 << s for s in order[: min(turns, len(order) - 1) + 1])
+            self.declare_queue = []
+            # a seat reveals with the first action of its first turn (F6)
+            revealed = turns + (phase is _PLAY)
+            unrevealed = order[revealed:]
+        self.pending, self.winners = reveals_due(
+            self.hands, order, dealer, stakes.eligible, flip_card, reveals, unrevealed
+        )
+        return self
 
     # -- the event log ---------------------------------------------------------------------
 
@@ -545,11 +657,8 @@ class FlipFlop(GameState):
 
     def last_round(self) -> RoundSummary | None:
         """How the last finished round ended (built on demand: views are off the hot path)."""
-        raw = self._last_round
-        if raw is None:
-            return None
-        if self._summary is None:
-            self._summary = round_summary(raw)
+        if self._summary is None and self._last_round is not None:
+            self._summary = round_summary(self._last_round)
         return self._summary
 
     def view(self, seat: int) -> FlipFlopView:
