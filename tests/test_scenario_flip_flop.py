@@ -7,7 +7,6 @@ and refuses what the rules cannot reach."""
 from __future__ import annotations
 
 import inspect
-import math
 import random
 from collections import Counter
 from itertools import permutations
@@ -25,6 +24,7 @@ from referee.games.flip_flop.deal import declarable
 from referee.games.flip_flop.tables import SEAT_ORDERS
 from referee.scenario import ScenarioError
 from referee.scenario import flip_flop as module
+from tests.sampling_stats import chi_square_critical
 
 GAME = "flip-flop"
 VARIANTS = get_game(GAME).test_variants
@@ -69,13 +69,6 @@ def sampled(state: FlipFlop, seat: int, rng: random.Random, options: dict) -> Fl
 
 def texts(state: FlipFlop) -> list[str]:
     return [str(a) for a in state.legal_actions()]
-
-
-def chi_square_critical(df: int, z: float = 3.09) -> float:
-    """The chi-square statistic exceeded with probability about 0.001 (z = 3.09) at
-    ``df`` degrees of freedom (Wilson–Hilferty; within 1% for df >= 10)."""
-    a = 2 / (9 * df)
-    return df * (1 - a + z * math.sqrt(a)) ** 3
 
 
 def hidden_places(state: FlipFlop, seat: int) -> dict[str, Counter]:

@@ -6,7 +6,6 @@ deals what it names (G2, H1, T1, T2) and refuses what the rules cannot reach."""
 from __future__ import annotations
 
 import inspect
-import math
 import random
 from collections import Counter
 
@@ -20,6 +19,7 @@ from referee.engine import GameState
 from referee.games import get_game, new_match
 from referee.games.gin_hand import SEARCH
 from referee.scenario import ScenarioError
+from tests.sampling_stats import chi_square_critical
 
 GIN_GAMES = ("hollywood-gin", "gin-three")
 
@@ -43,13 +43,6 @@ def from_the_wire(state: GameState, seat: int):
 
 def texts(state: GameState) -> list[str]:
     return [str(a) for a in state.legal_actions()]
-
-
-def chi_square_critical(df: int, z: float = 3.09) -> float:
-    """The chi-square statistic exceeded with probability about 0.001 (z = 3.09) at
-    ``df`` degrees of freedom (Wilson–Hilferty; within 1% for df >= 10)."""
-    a = 2 / (9 * df)
-    return df * (1 - a + z * math.sqrt(a)) ** 3
 
 
 def chi_square(observed: Counter, cells: list, expected: float) -> float:

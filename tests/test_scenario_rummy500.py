@@ -6,7 +6,6 @@ it names, and refuses what the rules cannot reach."""
 from __future__ import annotations
 
 import inspect
-import math
 import random
 from collections import Counter
 
@@ -20,6 +19,7 @@ from referee.games import get_game, new_match
 from referee.games.rummy500 import CALL, PLAY, Rummy500
 from referee.scenario import ScenarioError
 from referee.scenario import rummy500 as module
+from tests.sampling_stats import chi_square_critical
 
 GAME = "rummy-500"
 VARIANTS = get_game(GAME).test_variants
@@ -56,13 +56,6 @@ def sampled(state: Rummy500, seat: int, rng: random.Random, options: dict) -> Ru
 
 def texts(state: Rummy500) -> list[str]:
     return [str(a) for a in state.legal_actions()]
-
-
-def chi_square_critical(df: int, z: float = 3.09) -> float:
-    """The chi-square statistic exceeded with probability about 0.001 (z = 3.09) at
-    ``df`` degrees of freedom (Wilson–Hilferty; within 1% for df >= 10)."""
-    a = 2 / (9 * df)
-    return df * (1 - a + z * math.sqrt(a)) ** 3
 
 
 positions = st.tuples(
