@@ -145,6 +145,11 @@ RUN: dict[str, Run] = {
         },
         check=_json_matches,
     ),
+    "arena play bots/examples/heuristic_bot.py bots/examples/random_bot.py --deal deal.toml"
+    " --games 2": Run(
+        "two matches from the chosen deal of docs/bots.md",
+        files={"deal.toml": "bots.md: Chosen deals"},
+    ),
     "arena play a.py b.py --option max_hands=0": Run(
         "a bad option is refused in one line (output compared)",
         files={"a.py": "bots/examples/random_bot.py", "b.py": "bots/examples/minimal_bot.py"},
@@ -229,6 +234,8 @@ BLOCKS_NOT_RUN: dict[tuple[str, str], str] = {
     ("engine.md", "r = rng.below("): "a fragment of SplitMix64.shuffle (its variables come "
     "from around it); tests/test_cards.py writes the algorithm out a second time",
     ("bots.md", 'command = ["python"'): "a fragment of a bot folder's manifest",
+    ("bots.md", 'game = "hollywood-gin"'): "the deal file that the next block's `arena play "
+    "--deal deal.toml` plays (RUN writes it)",
     ("operations.md", "pg_dump --format"): "a backup of a server's database; "
     "tests/test_operations.py runs the same pg_dump and pg_restore and compares the platform "
     "before and after",
@@ -469,16 +476,14 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path, *, expect_failure: boo
     return done.stdout
 
 
-def _source(name: str) -> str:
-    """A file of the repository, or ``DOC: HEADING``: the first Python block under that
-    heading of ``docs/DOC``."""
+def _source(name: str, tag: str = "python") -> str:
+    """A file of the repository, or ``DOC: HEADING``: the first block tagged ``tag``
+    under that heading of ``docs/DOC``."""
     if ": " not in name:
         return (ROOT / name).read_text()
     doc, heading = name.split(": ")
     after = (ROOT / "docs" / doc).read_text().split(f"## {heading}\n", 1)[1]
-    return next(
-        b for b in blocks(ROOT / "docs" / doc) if b.tag == "python" and b.text in after
-    ).text
+    return next(b for b in blocks(ROOT / "docs" / doc) if b.tag == tag and b.text in after).text
 
 
 @pytest.fixture
@@ -521,7 +526,9 @@ def _perform(cmd: str, work: Path, database_url: str | None) -> str:
         cwd = work
         (work / "bots").symlink_to(ROOT / "bots")
         for name, source in run.files.items():
-            (work / name).write_text(_source(source))
+            (work / name).write_text(
+                _source(source, "toml" if name.endswith(".toml") else "python")
+            )
     return _normalise_url(_run(argv, env, cwd, expect_failure=run.fails), database_url)
 
 
