@@ -190,6 +190,8 @@ NOT_RUN: dict[str, str] = {
     "(tests/test_tournament_cli.py plays tournaments)",
     "arena gauntlet": "needs Redis and a worker, and plays many matches",
     "arena duel": "needs Redis and a worker, and plays until the SPRT decides",
+    "arena play bots/examples/search_bot.py": "the reference bot's measurement: 90 matches at "
+    "100 ms a decision (tests/test_search_bot.py plays it in every game)",
     "arena match log": "needs a match played by a worker's hosted bot "
     "(tests/test_match_logs.py reads one)",
     "arena ladder start": "runs a ladder until stopped (or for a minute) with Redis and a worker",
