@@ -32,7 +32,8 @@ LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = (
     "ladder_ratings, rating_history, ratings, match_records, match_seats, matches,"
     " ladder_entries, ladders, tournament_entries, tournaments, bot_versions, bots,"
-    " match_logs, match_worker_logs, ladder_withdrawals, remote_sessions, web_sessions, api_keys"
+    " match_logs, match_worker_logs, match_analyses, ladder_withdrawals, remote_sessions,"
+    " web_sessions, api_keys"
 )
 # The house user comes with the schema (migration 0006) and stays.
 HOUSE_USER = "arena"

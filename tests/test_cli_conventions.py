@@ -64,6 +64,7 @@ REPORTING = (
     "arena ladder status",
     "arena status",
     "arena match log",
+    "arena analyse",
     "arena bench engine",
     "arena bench codec",
     "arena bench referee",

@@ -201,6 +201,8 @@ NOT_RUN: dict[str, str] = {
     "arena web": "a server: runs until stopped",
     "arena replay": "needs a played match in the store",
     "arena export": "needs a played match in the store",
+    "arena analyse": "needs a played match in the store (tests/test_analysis.py analyses one "
+    "with the command)",
     "arena scheduler": "a server: runs until stopped",
     "arena referee": "a server: runs until stopped",
     "arena match create": "needs a running referee",

@@ -209,6 +209,7 @@ CELLS = {
     Action.LADDER: (False, True, False, False, True),
     Action.CANCEL: (False, False, False, False, True),
     Action.LOGS: (False, True, False, False, True),
+    Action.ANALYSE: (False, True, False, False, True),
     Action.SEED: (False, False, False, False, True),
     Action.OPERATE: (False, False, False, False, True),
     Action.USERS: (False, False, False, False, True),

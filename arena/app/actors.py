@@ -88,6 +88,7 @@ class Action(enum.Enum):
     SEED = "seed"
     LADDER = "ladder"
     LOGS = "logs"
+    ANALYSE = "analyse"
     CANCEL = "cancel"
     OPERATE = "operate"
     STATUS = "status"
@@ -192,6 +193,16 @@ RULES: dict[Action, Rule] = {
         _their_own,
         "a bot's log is its owner's and the operators' (others see that a seat failed, and "
         "why, in the match or the qualification's report)",
+    ),
+    Action.ANALYSE: Rule(
+        "have the reference bot analyse every decision of a seat of a finished match (it "
+        "takes seconds a decision; anyone may read an analysis once made)",
+        "no",
+        "of their own bots",
+        "any",
+        _their_own,
+        "a seat's analysis is made for the owner of its bot or an operator; once made, "
+        "anyone may read it",
     ),
     Action.CANCEL: Rule(
         "cancel a match, tournament, duel or ladder",

@@ -20,11 +20,15 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="a sample of what a seat cannot see, and a random playout from mid-hand",
         examples=examples("arena bench sample", "arena bench sample --game rummy-500 --json"),
     )
+    from referee.games import game_names
+
     b.add_argument(
         "--game",
         action="append",
         default=None,
-        help="a game to measure (repeatable; default all four)",
+        choices=game_names(),
+        metavar="GAME",
+        help="the game: %(choices)s (repeatable; default all four)",
     )
     b.add_argument(
         "--positions", type=int, default=200, metavar="N", help="mid-hand positions (default 200)"
@@ -36,13 +40,10 @@ def register(sub: Any, bench_sub: Any) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from arena.bench import sample
-    from referee.games import get_game
 
     if args.positions < 1 or args.repeats < 1:
         raise CommandError("--positions and --repeats must be at least 1")
     games = args.game or list(sample.ONE_HAND)
-    for game in games:
-        get_game(game)  # an unknown game is named before anything is timed
     figures = [sample.run(g, args.positions, args.repeats) for g in games]
     if args.json:
         print(json.dumps(figures))

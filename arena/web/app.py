@@ -38,16 +38,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.app import deals, matches, pages, replay
+from arena.app import analysis, deals, matches, pages, replay
 from arena.app.actors import (
     ANONYMOUS,
     WEB_SESSION_HOURS,
+    Action,
     Actor,
+    allowed,
     session_actor,
     sign_in,
     sign_out,
 )
-from arena.app.errors import AppError, Forbidden, Held, NotFound, Unauthorized
+from arena.app.errors import AppError, Forbidden, Held, Invalid, NotFound, Unauthorized
 from arena.web import inputs
 from referee.games import game_names, get_game
 from referee.record import SeatStatus
@@ -64,16 +66,25 @@ STATUS = {
     "bad": 400,
     "missing": 404,
     "held": 403,
+    "forbidden": 403,
     "unfinished": 409,
     "corrupt": 422,
     "busy": 503,
 }
 #: The reason a page gives for each refusal of the application layer (a key of STATUS);
 #: any other refusal is ``bad``.
-REFUSALS: tuple[tuple[type[AppError], str], ...] = ((NotFound, "missing"), (Held, "held"))
+REFUSALS: tuple[tuple[type[AppError], str], ...] = (
+    (NotFound, "missing"),
+    (Held, "held"),
+    (Forbidden, "forbidden"),
+    (Unauthorized, "forbidden"),
+)
 #: Requests that re-run records (replay pages, frames, summaries, exports) served at once,
 #: and how long one waits for a slot before it is answered 503 (docs/performance.md).
 REPLAY_SLOTS = 4
+#: The reference bot's time per decision when a seat is analysed from its page (the page
+#: waits for it: a one-hand match is a few seconds; ``arena analyse`` takes any budget).
+WEB_ANALYSIS_MS = 100
 REPLAY_WAIT_S = 10.0
 #: Tournaments or matches a listing shows.
 LIST_LIMIT = 200
@@ -432,7 +443,31 @@ class Viewer:
             deal=pages.deal(self.store, self.actor, match_id),
             logs=self._logs(match_id, len(stored.record.seats)),
             said=matches.worker_log(self.store, self.actor, match_id),
+            analysis=None
+            if seat is None
+            else analysis.analysis(self.store, self.actor, match_id, seat),
+            may_analyse=seat is not None and self._may_analyse(stored, seat),
         )
+
+    def _may_analyse(self, stored: replay.StoredMatch, seat: int) -> bool:
+        """Whether the signed-in user may have ``seat`` analysed (its bot's owner, an
+        operator), so that the page offers it."""
+        if self.actor.name is None:
+            return False
+        version = self.store.bot_version(stored.match.seats[seat])
+        bot = self.store.bot_by_name(version.bot_name)
+        return allowed(self.actor, Action.ANALYSE, None if bot is None else bot.owner)
+
+    @_replay_work
+    def analyse(self, request: Request) -> Response:
+        """Have the reference bot analyse one seat of the match (``?seat=N``), then show
+        it beside that seat's view: for the seat's owner or an operator."""
+        match_id = request.path_params["id"]
+        seat = inputs.number(request.query_params, "seat")
+        if seat is None:
+            raise Invalid("seat: say which seat to analyse, ?seat=N")
+        analysis.analyse(self.store, self.actor, match_id, seat, WEB_ANALYSIS_MS)
+        return RedirectResponse(f"/matches/{match_id}?seat={seat}", status_code=303)
 
     def _ended(self, match_id: int) -> Response:
         """The page of a match that ended without a result (failed or cancelled): its seats,
@@ -901,6 +936,7 @@ def create_app(store: Store, *, redis_url: str | None = None) -> Starlette:
         Route("/matches", viewer.matches),
         Route("/matches/{id:id}", viewer.match),
         Route("/matches/{id:id}/live", viewer.live),
+        Route("/matches/{id:id}/analyse", viewer.analyse, methods=["POST"]),
         Route("/matches/{id:id}/live/events", viewer.live_events),
         Route("/api/matches/{id:id}", viewer.api_match),
         Route("/api/matches/{id:id}/steps/{step:id}", viewer.api_step),

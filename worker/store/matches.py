@@ -741,6 +741,28 @@ class MatchStore(StoreBase):
         )
         return None if row is None else str(row[0])
 
+    def keep_analysis(
+        self, match_id: int, seat: int, analysis: Mapping[str, Any], budget_ms: int, made_by: str
+    ) -> None:
+        """Keep the analysis of one seat of a finished match (the first one kept stays)."""
+        self._run(
+            lambda conn: conn.execute(
+                "INSERT INTO match_analyses (match_id, seat, budget_ms, made_by, analysis)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (match_id, seat) DO NOTHING",
+                (match_id, seat, budget_ms, made_by, Jsonb(dict(analysis))),
+            )
+        )
+
+    def analysis(self, match_id: int, seat: int) -> dict[str, Any] | None:
+        """The kept analysis of one seat of a match, or None."""
+        row = self._run(
+            lambda conn: conn.execute(
+                "SELECT analysis FROM match_analyses WHERE match_id = %s AND seat = %s",
+                (match_id, seat),
+            ).fetchone()
+        )
+        return None if row is None else dict(row[0])
+
     # -- records -----------------------------------------------------------------------
 
     def record(self, match_id: int) -> bytes:
