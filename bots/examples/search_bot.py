@@ -127,20 +127,40 @@ def likely_seed(view: Any, events: list[Event], options: Any, rng: random.Random
     heuristic bot), and a search that thinks its opponent far from knocking waits too
     long. So in Gin the bot draws ``1 + OPPONENT_SHAPING * turns`` samples and keeps the
     one whose hidden hand has the least deadwood, which matches the measured figures
-    turn by turn. This is the bot's opponent model, not the sampler's: the sampler stays
-    uniform."""
+    turn by turn, among those in which the opponent's last discard was a card it could
+    spare (no other discard of its eleven cards would have left less deadwood). This is
+    the bot's opponent model, not the sampler's: the sampler stays uniform."""
     hand = gin_hand(view)
     draws = 1 if hand is None else min(1 + OPPONENT_SHAPING * hand.turns, MAX_DRAWS)
     seeds = [rng.getrandbits(64) for _ in range(draws)]
     if hand is None or draws == 1:
         return seeds[0]
     hidden = hand.opponent
+    last = _last_discard(events, hidden)
 
-    def hidden_deadwood(seed: int) -> int:
+    def unlikely(seed: int) -> tuple[bool, int]:
         state: Any = scenario.sample(view, events, random.Random(seed), options=options)
-        return int(_DEADWOOD(state.hand.hands[hidden]))
+        held = state.hand.hands[hidden]
+        deadwood = int(_DEADWOOD(held))
+        if last is None:
+            return False, deadwood
+        # it discarded ``last`` from these eleven cards: was that a card it could spare?
+        before = held | 1 << last
+        spared = min(_DEADWOOD(before & ~(1 << c)) for c in _cards(before))
+        return deadwood > spared, deadwood
 
-    return min(seeds, key=hidden_deadwood)
+    return min(seeds, key=unlikely)
+
+
+def _last_discard(events: list[Event], seat: int) -> int | None:
+    """The card ``seat`` discarded last in this hand, if it has and has not acted since."""
+    for event in reversed(events):
+        if event.seat is None and event.text.startswith("hand "):
+            return None
+        if event.seat == seat:
+            text = event.text
+            return int(parse_card(text.split()[-1])) if text.startswith("discard ") else None
+    return None
 
 
 def choose(
