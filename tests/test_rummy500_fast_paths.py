@@ -40,7 +40,7 @@ def _reference_deep_draws(s: Rummy500) -> list[Action]:
     out: list[Action] = []
     if len(pile) < 2:
         return out
-    pool, jokers = s.m1[seat], s.jk[seat]
+    pool, jokers = s.held[seat], s.jokers_held[seat]
     if pile[-1] == JK:
         jokers += 1
     else:

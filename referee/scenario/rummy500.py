@@ -121,8 +121,8 @@ def sample(view: Any, events: list[Event], rng: random.Random, options: Any) -> 
 def _can_meld(state: Rummy500, seat: int, card: Card) -> bool:
     """Whether ``seat`` can still meld ``card`` this turn (R4): the condition the engine
     offers a deep draw on and keeps while the card is owed."""
-    jokers = state.jk[seat] - (card == JOKER)  # an owed joker is not its own partner
-    return meldable(card, state.m1[seat], jokers, state.accept, state.joker_ok, state.runs)
+    jokers = state.jokers_held[seat] - (card == JOKER)  # an owed joker is not its own partner
+    return meldable(card, state.held[seat], jokers, state.accept, state.joker_ok, state.runs)
 
 
 # -- chosen deals --------------------------------------------------------------------------

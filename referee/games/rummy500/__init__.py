@@ -27,7 +27,7 @@ Where each rule is played (docs/rules/rummy-500.md):
 
 - R1 cards: ``state.deck_for``
 - R2 values: ``melds.RANK_VALUES``; the low ace in ``state.Rummy500._place``;
-  cards left in hand in ``state.Rummy500._hand_value``
+  cards left in hand in ``state.Rummy500.hand_value``
 - R3 deal: ``state.Rummy500._deal`` (the first dealer in ``Rummy500.__init__``)
 - R4 turn: R4.1 draw: ``legal.draw_actions``, ``state.Rummy500.apply``,
   ``state.Rummy500._take_from_pile``; the deep-drawn card owed:

@@ -56,8 +56,8 @@ def draw_actions(s: Rummy500) -> list[Action]:
         if s.size[seat] or (s.joker_ok if top == JK else s.accept >> top & 1):
             out.append(DRAW_DISCARD)
         if len(pile) > 1:
-            pool = s.m1[seat]
-            jokers = s.jk[seat]
+            pool = s.held[seat]
+            jokers = s.jokers_held[seat]
             if top == JK:
                 jokers += 1
             else:
@@ -101,8 +101,8 @@ def draw_actions(s: Rummy500) -> list[Action]:
 def play_actions(s: Rummy500) -> list[Action]:
     """R4.2 melds and lay-offs, then R4.3 discards (R10 unplayable_final_discard)."""
     seat = s.turn
-    m = s.m1[seat]
-    jokers = s.jk[seat]
+    m = s.held[seat]
+    jokers = s.jokers_held[seat]
     melds: Sequence[NewMeld] = meld_actions(m, jokers)
     lays: Sequence[LayOff] = ()
     hits = s.accept & m
@@ -119,7 +119,9 @@ def play_actions(s: Rummy500) -> list[Action]:
         return owed_actions(s, melds, lays)
     forbidden = s.forbidden
     if forbidden >= 0:
-        if (forbidden == JK and jokers >= 2) or (forbidden != JK and s.m2[seat] >> forbidden & 1):
+        if (forbidden == JK and jokers >= 2) or (
+            forbidden != JK and s.held_twice[seat] >> forbidden & 1
+        ):
             forbidden = -1  # a second copy may go (R4 forbids only the card drawn)
         elif melds or lays:
             melds, lays = keep_drawn_card_playable(s, forbidden, melds, lays)
@@ -192,7 +194,7 @@ def still_meldable(s: Rummy500, action: Action, card: int) -> bool:
     """Whether ``card``, held and not placed by ``action``, can still be melded this
     turn after ``action`` (R4)."""
     seat = s.turn
-    m1, m2, jokers = s.m1[seat], s.m2[seat], s.jk[seat]
+    m1, m2, jokers = s.held[seat], s.held_twice[seat], s.jokers_held[seat]
     if card == JK:
         # the hand's other jokers: the owed one cannot be its own partner in a meld
         jokers -= 1

@@ -114,8 +114,9 @@ class Rummy500(GameState):
     """A Rummy 500 match.
 
     The fields that ``legal`` and ``views`` read: per seat, the hand as multisets of
-    card ids (``m1`` the cards held at least once, ``m2`` those held twice, ``jk`` the
-    jokers, ``size`` the card count) and ``known`` (cards seen taken from the pile);
+    card ids (``held`` the cards held at least once, ``held_twice`` those held twice,
+    ``jokers_held`` the jokers, ``size`` the card count) and ``known`` (cards seen taken
+    from the pile);
     the ``pile`` (top last), ``stock`` from ``stock_pos``; the ``table`` of melds and
     what it accepts (``accept``, ``joker_ok``, ``natural_layoffs``, ``takers``,
     ``runs``, ``run_ends``, ``run_near2``); and the turn (``phase``, ``turn``,
@@ -274,9 +275,9 @@ class Rummy500(GameState):
         n = self.num_seats
         self.number = self.hands_played + 1
         self.dealer = dealer
-        self.m1 = [0] * n  # cards held at least once
-        self.m2 = [0] * n  # cards held twice (two decks)
-        self.jk = [0] * n  # jokers held
+        self.held = [0] * n  # cards held at least once
+        self.held_twice = [0] * n  # cards held twice (two decks)
+        self.jokers_held = [0] * n  # jokers held
         self.size = [0] * n
         self.known: list[dict[int, int]] = [{} for _ in range(n)]
         self.table: list[TableMeld] = []
@@ -308,24 +309,24 @@ class Rummy500(GameState):
 
     def _add(self, seat: int, card: int) -> None:
         if card == JK:
-            self.jk[seat] += 1
+            self.jokers_held[seat] += 1
         else:
             bit = 1 << card
-            if self.m1[seat] & bit:
-                self.m2[seat] |= bit
+            if self.held[seat] & bit:
+                self.held_twice[seat] |= bit
             else:
-                self.m1[seat] |= bit
+                self.held[seat] |= bit
         self.size[seat] += 1
 
     def _remove(self, seat: int, card: int) -> None:
         if card == JK:
-            self.jk[seat] -= 1
+            self.jokers_held[seat] -= 1
         else:
             bit = 1 << card
-            if self.m2[seat] & bit:
-                self.m2[seat] ^= bit
+            if self.held_twice[seat] & bit:
+                self.held_twice[seat] ^= bit
             else:
-                self.m1[seat] ^= bit
+                self.held[seat] ^= bit
         self.size[seat] -= 1
         known = self.known[seat]
         if card in known:
@@ -337,7 +338,7 @@ class Rummy500(GameState):
     def hand_cards(self, seat: int) -> list[Card]:
         """The cards in ``seat``'s hand, in card order, jokers last."""
         out = []
-        m1, m2 = self.m1[seat], self.m2[seat]
+        m1, m2 = self.held[seat], self.held_twice[seat]
         cards = CARDS
         while m1:
             low = m1 & -m1
@@ -346,15 +347,16 @@ class Rummy500(GameState):
             if m2 & low:
                 out.append(card)
             m1 ^= low
-        if self.jk[seat]:
-            out.extend([JOKER] * self.jk[seat])
+        if self.jokers_held[seat]:
+            out.extend([JOKER] * self.jokers_held[seat])
         return out
 
-    def _hand_value(self, seat: int) -> int:
+    def hand_value(self, seat: int) -> int:
+        """What the cards in ``seat``'s hand count against it when the hand ends (R8)."""
         values = self._values
-        total = JOKER_VALUE * self.jk[seat]
-        for cid in ids(self.m1[seat]):
-            total += values[cid & 15] * (2 if self.m2[seat] >> cid & 1 else 1)
+        total = JOKER_VALUE * self.jokers_held[seat]
+        for cid in ids(self.held[seat]):
+            total += values[cid & 15] * (2 if self.held_twice[seat] >> cid & 1 else 1)
         return total
 
     def _take_from_pile(self, seat: int, depth: int) -> list[Card]:
@@ -577,7 +579,7 @@ class Rummy500(GameState):
         """Score the hand (R8) and end the match (R9) or deal the next hand (R3)."""
         n = self.num_seats
         left = tuple(tuple(self.hand_cards(s)) for s in range(n))
-        left_points = tuple(self._hand_value(s) for s in range(n))
+        left_points = tuple(self.hand_value(s) for s in range(n))
         hand_scores = tuple(self.melded[s] - left_points[s] for s in range(n))
         for s in range(n):
             self.scores[s] += hand_scores[s]
@@ -614,7 +616,17 @@ class Rummy500(GameState):
         other._rng = SplitMix64(0)
         other._rng.state = self._rng.state
         other._decks = [list(d) for d in self._decks]
-        for name in ("scores", "m1", "m2", "jk", "size", "pile", "melded", "runs", "takers"):
+        for name in (
+            "scores",
+            "held",
+            "held_twice",
+            "jokers_held",
+            "size",
+            "pile",
+            "melded",
+            "runs",
+            "takers",
+        ):
             setattr(other, name, list(getattr(self, name)))
         other.natural_layoffs = dict(self.natural_layoffs)
         other.known = [dict(k) for k in self.known]
