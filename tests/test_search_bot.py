@@ -14,6 +14,7 @@ from bots.examples.search_bot import SearchBot
 from bots.sdk import Clock, Request
 from bots.sdk.local import play_local
 from referee import scenario
+from referee.cards import parse_cards
 from referee.games import get_game, new_match
 
 SHORT = {
@@ -113,3 +114,13 @@ def test_it_leaves_the_heuristics_choice_only_for_one_better_beyond_the_noise(mo
         found = values(edge, stderr)
         monkeypatch.setattr(search_bot, "evaluate", lambda *a, found=found, **k: found)
         assert search_bot.choose(view, [], {}, budget_ms=1, rng=random.Random(1)) == played
+
+
+def test_the_opponent_model_reads_the_opponents_last_discard_of_this_hand() -> None:
+    from referee.engine import Event
+
+    hand_2 = [Event(None, "hand 2: seat 0 deals"), Event(1, "draw stock")]
+    assert search_bot._last_discard([Event(1, "discard 9C"), *hand_2], 1) is None
+    played = [*hand_2, Event(1, "discard QH"), Event(0, "draw stock")]
+    assert search_bot._last_discard(played, 1) == parse_cards("QH")[0]
+    assert search_bot._last_discard([*played, Event(1, "draw discard 2C")], 1) is None
