@@ -147,7 +147,7 @@ def test_bad_manifest_and_same_content_for_another_game(
 
 def test_example_bots_list_and_show(cli_store: Store, capsys: pytest.CaptureFixture[str]) -> None:
     examples = sorted(EXAMPLES.glob("*_bot.py"))
-    assert len(examples) == 3
+    assert len(examples) == 4  # random, minimal, heuristic, search
     a_user(cli_store, "tester")
     for path in examples:
         submit_json(capsys, str(path), "--game", GAME, "--owner", "tester")

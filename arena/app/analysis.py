@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arena.app.actors import Action, Actor, require
+from arena.app.actors import Action, Actor, allowed, require
 from arena.app.errors import Invalid, NotFound
 from arena.app.matches import stored
 from bots.examples import search_bot
@@ -109,6 +109,21 @@ def analysis(store: Store, actor: Actor, match_id: int, seat: int) -> dict[str, 
     return None if kept is None else {"match": match_id, "bot": found.labels[seat], **kept}
 
 
+def may_analyse(store: Store, actor: Actor, match_id: int, seat: int) -> bool:
+    """Whether ``actor`` may have ``seat`` of the match analysed (the owner of its bot,
+    an operator), so that a page offers it."""
+    match = store.match(match_id)
+    if match is None or not 0 <= seat < len(match.seats):
+        return False
+    return allowed(actor, Action.ANALYSE, _owner(store, match.seats[seat]))
+
+
+def _owner(store: Store, version_id: int) -> str | None:
+    """The owner of the bot of which ``version_id`` is a version."""
+    bot = store.bot_by_name(store.bot_version(version_id).bot_name)
+    return None if bot is None else bot.owner
+
+
 def analyse(
     store: Store,
     actor: Actor,
@@ -127,8 +142,7 @@ def analyse(
         raise Invalid(f"budget_ms: the time per decision is 1 to 60000 ms, not {budget_ms}")
     found = stored(store, actor, match_id)
     version = store.bot_version(found.match.seats[seat])
-    bot = store.bot_by_name(version.bot_name)
-    owner = None if bot is None else bot.owner
+    owner = _owner(store, version.id)
     require(
         actor,
         Action.ANALYSE,

@@ -42,9 +42,7 @@ from arena.app import analysis, deals, matches, pages, replay
 from arena.app.actors import (
     ANONYMOUS,
     WEB_SESSION_HOURS,
-    Action,
     Actor,
-    allowed,
     session_actor,
     sign_in,
     sign_out,
@@ -446,17 +444,9 @@ class Viewer:
             analysis=None
             if seat is None
             else analysis.analysis(self.store, self.actor, match_id, seat),
-            may_analyse=seat is not None and self._may_analyse(stored, seat),
+            may_analyse=seat is not None
+            and analysis.may_analyse(self.store, self.actor, match_id, seat),
         )
-
-    def _may_analyse(self, stored: replay.StoredMatch, seat: int) -> bool:
-        """Whether the signed-in user may have ``seat`` analysed (its bot's owner, an
-        operator), so that the page offers it."""
-        if self.actor.name is None:
-            return False
-        version = self.store.bot_version(stored.match.seats[seat])
-        bot = self.store.bot_by_name(version.bot_name)
-        return allowed(self.actor, Action.ANALYSE, None if bot is None else bot.owner)
 
     @_replay_work
     def analyse(self, request: Request) -> Response:
