@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import scenario, wire
+from referee import scenario
 from referee.cards import STANDARD_CARDS, cards_of, make_deck, mask_of, parse_card, parse_cards
 from referee.engine import IllegalActionError
 from referee.games import get_game, new_match
@@ -24,7 +24,7 @@ from referee.games.flip_flop.deal import declarable
 from referee.games.flip_flop.tables import SEAT_ORDERS
 from referee.scenario import ScenarioError
 from referee.scenario import flip_flop as module
-from tests.sampling_stats import chi_square_critical
+from tests.scenario_support import chi_square_critical, from_the_wire, play_out, texts
 
 GAME = "flip-flop"
 VARIANTS = get_game(GAME).test_variants
@@ -53,22 +53,12 @@ def played(seats: int, seed: int, steps: int, options: dict) -> FlipFlop:
     return state
 
 
-def from_the_wire(state: FlipFlop, seat: int):
-    """The seat's view as its bot decodes it: a value holding no reference to the state."""
-    view = state.view(seat)
-    return wire.view_from_proto(wire.view_to_proto(view), view.legal_actions)
-
-
 def sampled(state: FlipFlop, seat: int, rng: random.Random, options: dict) -> FlipFlop:
     result = scenario.sample(
         from_the_wire(state, seat), state.events_for(seat), rng, options=options
     )
     assert isinstance(result, FlipFlop)
     return result
-
-
-def texts(state: FlipFlop) -> list[str]:
-    return [str(a) for a in state.legal_actions()]
 
 
 def hidden_places(state: FlipFlop, seat: int) -> dict[str, Counter]:
@@ -127,10 +117,7 @@ def test_c7_play_goes_on_legally_from_a_sample(position, sample_seed) -> None:
     sample = sampled(state, seat, random.Random(sample_seed), options)
     assert texts(sample) == texts(state)  # the seat to act has the same choices
     rng = random.Random(sample_seed)
-    for _ in range(3000):
-        if sample.is_over():
-            break
-        sample.apply_checked(str(rng.choice(sample.legal_actions())))
+    play_out(sample, rng, 3000)
     if sample.is_over():
         result = sample.result()
         assert result is not None and len(result.ranks) == seats

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import scenario, wire
+from referee import scenario
 from referee.cards import mask_of, parse_cards
 from referee.engine import GameState
 from referee.games import get_game, new_match
 from referee.games.gin_hand import SEARCH
 from referee.scenario import ScenarioError
-from tests.sampling_stats import chi_square_critical
+from tests.scenario_support import chi_square_critical, from_the_wire, play_out, texts
 
 GIN_GAMES = ("hollywood-gin", "gin-three")
 
@@ -33,16 +33,6 @@ def played(game: str, seed: int, steps: int, options: dict) -> GameState:
             break
         state.apply(rng.choice(state.legal_actions()))
     return state
-
-
-def from_the_wire(state: GameState, seat: int):
-    """The seat's view as its bot decodes it: a value holding no reference to the state."""
-    view = state.view(seat)
-    return wire.view_from_proto(wire.view_to_proto(view), view.legal_actions)
-
-
-def texts(state: GameState) -> list[str]:
-    return [str(a) for a in state.legal_actions()]
 
 
 def chi_square(observed: Counter, cells: list, expected: float) -> float:
@@ -92,10 +82,7 @@ def test_c7_play_goes_on_legally_from_a_sample(position, sample_seed) -> None:
     )
     assert texts(sampled) == texts(state)  # the seat to act has the same choices
     rng = random.Random(sample_seed)
-    for _ in range(2000):
-        if sampled.is_over():
-            break
-        sampled.apply_checked(str(rng.choice(sampled.legal_actions())))
+    play_out(sampled, rng, 2000)
     if sampled.is_over():
         result = sampled.result()
         assert result is not None and len(result.ranks) == state.num_seats

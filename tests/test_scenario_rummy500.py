@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import scenario, wire
+from referee import scenario
 from referee.cards import parse_card, parse_cards
 from referee.games import get_game, new_match
 from referee.games.rummy500 import CALL, PLAY, Rummy500
 from referee.scenario import ScenarioError
 from referee.scenario import rummy500 as module
-from tests.sampling_stats import chi_square_critical
+from tests.scenario_support import chi_square_critical, from_the_wire, play_out, texts
 
 GAME = "rummy-500"
 VARIANTS = get_game(GAME).test_variants
@@ -40,22 +40,12 @@ def played(seats: int, seed: int, steps: int, options: dict) -> Rummy500:
     return state
 
 
-def from_the_wire(state: Rummy500, seat: int):
-    """The seat's view as its bot decodes it: a value holding no reference to the state."""
-    view = state.view(seat)
-    return wire.view_from_proto(wire.view_to_proto(view), view.legal_actions)
-
-
 def sampled(state: Rummy500, seat: int, rng: random.Random, options: dict) -> Rummy500:
     result = scenario.sample(
         from_the_wire(state, seat), state.events_for(seat), rng, options=options
     )
     assert isinstance(result, Rummy500)
     return result
-
-
-def texts(state: Rummy500) -> list[str]:
-    return [str(a) for a in state.legal_actions()]
 
 
 positions = st.tuples(
@@ -87,10 +77,7 @@ def test_c7_play_goes_on_legally_from_a_sample(position, sample_seed) -> None:
     sample = sampled(state, seat, random.Random(sample_seed), options)
     assert texts(sample) == texts(state)  # the seat to act has the same choices
     rng = random.Random(sample_seed)
-    for _ in range(3000):
-        if sample.is_over():
-            break
-        sample.apply_checked(str(rng.choice(sample.legal_actions())))
+    play_out(sample, rng, 3000)
     if sample.is_over():
         result = sample.result()
         assert result is not None and len(result.ranks) == seats
