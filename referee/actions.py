@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.cards import CARD_BY_ID, Card, CardError, format_cards, parse_card, parse_cards
-from referee.engine import Action, IllegalActionError
+from referee.engine import Action, Event, IllegalActionError
 from referee.tables import suit_tables
 
 
@@ -71,6 +71,18 @@ DISCARD_TEXT_TABLES = suit_tables(DISCARD_TEXTS)
 CARD_TEXTS = [str(CARD_BY_ID[c]) if c in CARD_BY_ID else "" for c in range(65)]
 DREW_TEXTS = {cid: f"drew {c}" for cid, c in CARD_BY_ID.items()}
 DRAW_DISCARD_TEXTS = {cid: f"draw discard {c}" for cid, c in CARD_BY_ID.items()}
+
+#: The public events of these actions by seat (up to eight, the most a game seats) and
+#: card, made once: events are immutable, so every match's log holds the same objects.
+EVENT_SEATS = 8
+DRAW_STOCK_EVENTS = tuple(Event(s, "draw stock") for s in range(EVENT_SEATS))
+PASS_EVENTS = tuple(Event(s, "pass") for s in range(EVENT_SEATS))
+DISCARD_EVENTS = tuple(
+    {c: Event(s, t) for c, t in DISCARD_TEXTS.items()} for s in range(EVENT_SEATS)
+)
+DRAW_DISCARD_EVENTS = tuple(
+    {c: Event(s, t) for c, t in DRAW_DISCARD_TEXTS.items()} for s in range(EVENT_SEATS)
+)
 
 
 #: Far above the longest action of any game (a Rummy 500 meld of thirteen is under 90

@@ -208,6 +208,12 @@ class SplitMix64:
             raise ValueError(f"seed must be an integer in 0..2**64-1, got {seed}")
         self.state = seed
 
+    def copy(self) -> SplitMix64:
+        """A generator that goes on as this one will, independently."""
+        other = SplitMix64.__new__(SplitMix64)
+        other.state = self.state
+        return other
+
     def next_u64(self) -> int:
         """The next 64-bit output."""
         self.state = (self.state + _GAMMA) & _MASK64

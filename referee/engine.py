@@ -8,18 +8,22 @@ no protobuf here. See ``docs/engine.md`` for a worked example.
 A state changes in place through :meth:`GameState.apply` (the referee holds
 one state per match and never needs the old one); :meth:`GameState.clone`
 gives an independent copy when a caller does.
+
+What every engine does alike, this module does once: the event log
+(:class:`EventLog`), the dispatch of ``apply`` to one method per kind of action
+(:func:`applies`), and ``clone`` from the fields each engine declares it changes in
+place (``GameState.copied``).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from referee.cards import Card, SplitMix64, check_stacked_deck
 
@@ -70,6 +74,124 @@ class Event(NamedTuple):
         return f"{who}: {self.text}"
 
 
+#: An event logged before its text is made: (seat, text, args, visible_to). With
+#: ``args`` None, ``text`` is the text; else it is a function that makes the text from
+#: ``args``, called only when someone reads the log (random playouts never do).
+Deferred = tuple[int | None, Any, "tuple[Any, ...] | None", "frozenset[int] | None"]
+
+
+class EventLog:
+    """The events of a match, in order: what every engine logs to.
+
+    An engine appends an :class:`Event` (often one made once and shared: events are
+    immutable) or a :data:`Deferred` entry through :attr:`append`, the bound ``append``
+    of the list, so a log costs no more than a list on the hot path. Readers get
+    :class:`Event` values only (:meth:`made`)."""
+
+    __slots__ = ("_entries", "_made", "append")
+
+    def __init__(self, events: Sequence[Event] = ()) -> None:
+        self._entries: list[Event | Deferred] = list(events)
+        self._made: list[Event] = list(events)  # the events of entries[:len(made)]
+        self.append: Callable[[Event | Deferred], None] = self._entries.append
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def made(self) -> list[Event]:
+        """Every event so far, in order, texts made (the list is the log's own: read it)."""
+        made = self._made
+        entries = self._entries
+        if len(made) < len(entries):
+            for entry in entries[len(made) :]:
+                if isinstance(entry, Event):
+                    made.append(entry)
+                else:
+                    seat, text, args, visible = entry
+                    made.append(Event(seat, text if args is None else text(*args), visible))
+        return made
+
+    def drop(self, count: int) -> None:
+        """Forget the first ``count`` events."""
+        self.made()  # the two lists stay in step
+        del self._made[:count]
+        del self._entries[:count]
+
+    def copy(self) -> EventLog:
+        """An independent copy (the entries themselves are immutable and shared)."""
+        other = EventLog.__new__(EventLog)
+        other._entries = list(self._entries)
+        other._made = list(self._made)
+        other.append = other._entries.append
+        return other
+
+    # ``append`` is the list's own method: a copy must be given its own list's
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
+        return self.copy()
+
+
+_Handler = TypeVar("_Handler", bound=Callable[..., None])
+
+
+def applies(*kinds: type[Action]) -> Callable[[_Handler], _Handler]:
+    """Mark an engine's method as what ``apply`` does with an action of ``kinds``: the
+    class's :class:`Dispatch` table is built from the marks, so each kind of action has
+    one method and ``apply`` is one look-up."""
+
+    def mark(method: _Handler) -> _Handler:
+        method.applies = kinds  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class Dispatch:
+    """``apply`` by the kind of the action, through the methods marked :func:`applies`
+    (the table, ``handlers``, is made once per class, inherited marks included)."""
+
+    __slots__ = ()
+    handlers: ClassVar[dict[type, Callable[[Any, Any], None]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table: dict[type, Callable[[Any, Any], None]] = {}
+        for klass in reversed(cls.__mro__):
+            for method in vars(klass).values():
+                for kind in getattr(method, "applies", ()):
+                    table[kind] = method
+        cls.handlers = table
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action of the seat to act. Trusts its caller: see
+        :meth:`GameState.apply_checked` for untrusted input."""
+        try:
+            handler = self.handlers[type(action)]
+        except KeyError:
+            raise IllegalActionError(f"{action} is not a {type(self).__name__} action") from None
+        handler(self, action)
+
+
+Copier = Callable[[Any], Any]
+
+
+def copied_fields(base: Mapping[str, Copier], **copiers: Copier) -> Mapping[str, Copier]:
+    """An engine's ``copied``: its base class's, and ``copiers`` by field name."""
+    return types.MappingProxyType({**base, **copiers})
+
+
+def copy_each(items: list[Any]) -> list[Any]:
+    """A list of copies of ``items`` (each with its own ``copy``): a ``copied`` field's
+    copier for a list of mutable things."""
+    return [item.copy() for item in items]
+
+
+def copy_dicts(items: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
+    """A list of copies of the dicts ``items``: a ``copied`` field's copier."""
+    return [dict(item) for item in items]
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """The end of a match: rank per seat (0 = first, equal ranks share a place),
@@ -85,16 +207,36 @@ def ranks_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(sum(1 for o in scores if o > s) for s in scores)
 
 
-class GameState(ABC):
-    """One match of one game. Subclasses are the per-game engines."""
+_State = TypeVar("_State", bound="GameState")
+
+
+class GameState(Dispatch, ABC):
+    """One match of one game. Subclasses are the per-game engines.
+
+    An engine's ``apply`` is the :class:`Dispatch` table of its methods marked
+    :func:`applies`, unless the engine says otherwise (the Gin games hand each action to
+    their hand in play). Its ``clone`` copies the fields named in ``copied``, each with
+    its copier; every other field is shared with the clone, so an engine names there
+    every field it changes in place, and ``shared`` the mutable ones it never changes
+    (the conformance suite checks that no list, dict or set is in neither)."""
 
     game: ClassVar[str]
     num_seats: int
     seed: int
     options: Any
-    events: list[Event]
+    log: EventLog
     _rng: SplitMix64
     _decks: list[list[Card]]
+
+    #: the fields ``apply`` changes in place, and how ``clone`` copies each
+    copied: ClassVar[Mapping[str, Copier]] = copied_fields(
+        {},
+        log=EventLog.copy,
+        _rng=SplitMix64.copy,
+        _decks=list.copy,  # the hands still to deal are popped off; each deck is read only
+    )
+    #: mutable fields the engine never changes in place once made, shared by clones
+    shared: ClassVar[frozenset[str]] = frozenset()
 
     def _start(
         self,
@@ -110,7 +252,7 @@ class GameState(ABC):
         self.options = options
         self.seed = seed
         self.num_seats = seats
-        self.events = []
+        self.log = EventLog()
         self._rng = SplitMix64(seed)
         self._decks = [check_stacked_deck(d, full_deck) for d in decks]
 
@@ -121,11 +263,6 @@ class GameState(ABC):
     @abstractmethod
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to act (C7), in a stable order."""
-
-    @abstractmethod
-    def apply(self, action: Action) -> None:
-        """Apply a legal action of the seat to act. Trusts its caller: see
-        :meth:`apply_checked` for untrusted input."""
 
     @abstractmethod
     def view(self, seat: int) -> Any:
@@ -159,19 +296,29 @@ class GameState(ABC):
         self.apply(action)
         return action
 
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order (the log's own list: read it, never change it)."""
+        return self.log.made()
+
     def events_for(self, seat: int, since: int = 0) -> list[Event]:
         """The events from index ``since`` on that ``seat`` may see."""
         return [e for e in self.events[since:] if e.visible(seat)]
 
     def drop_events(self, count: int) -> None:
         """Forget the first ``count`` events (the referee has sent them to everyone who
-        may see them): ``events`` then starts with the next one. An engine that logs its
-        events in another form first must drop them there too."""
-        del self.events[:count]
+        may see them): ``events`` then starts with the next one."""
+        self.log.drop(count)
 
-    def clone(self) -> GameState:
-        """An independent copy of this state."""
-        return copy.deepcopy(self)
+    def clone(self: _State) -> _State:
+        """An independent copy of this state: the fields in ``copied`` copied, the rest
+        (immutable, or ``shared``) shared."""
+        other = object.__new__(type(self))
+        fields = other.__dict__
+        fields.update(self.__dict__)
+        for name, copier in self.copied.items():
+            fields[name] = copier(fields[name])
+        return other
 
 
 # -- options -------------------------------------------------------------------------------

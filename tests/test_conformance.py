@@ -11,6 +11,7 @@ text round-trips.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from collections.abc import Iterator
@@ -135,26 +136,76 @@ def test_same_seed_and_actions_give_same_record(game: str) -> None:
         assert again.result() == first.result()
 
 
+CLONE_POINTS = 6  # per seat count and option variant, spread over the match
+
+
+def clone_points(spec: GameSpec) -> Iterator[tuple[GameState, int]]:
+    """States spread over a playout of every seat count and option variant of ``spec``,
+    each with a seed for what is played from it."""
+    for i, (seats, options) in enumerate(combos(spec)):
+        seed = 6_000 + i
+        length = sum(
+            1
+            for _ in random_playout(
+                spec.new_match(seed, seats=seats, options=options), random.Random(seed)
+            )
+        )
+        stride = max(1, length // CLONE_POINTS)
+        state = spec.new_match(seed, seats=seats, options=options)
+        for step, (st, _) in enumerate(random_playout(state, random.Random(seed))):
+            if step % stride == 0:
+                yield st, seed + step
+
+
+def play_alike(a: GameState, b: GameState, seed: int) -> None:
+    """Play ``a`` and ``b`` with the same random actions to the end, asserting that they
+    agree at every decision: every seat's view, the legal actions, the events."""
+    rng = random.Random(seed)
+    while True:
+        assert a.to_act() == b.to_act()
+        for seat in range(a.num_seats):
+            assert a.view(seat) == b.view(seat)
+        assert a.legal_actions() == b.legal_actions()
+        if a.is_over():
+            break
+        action = rng.choice(a.legal_actions())
+        a.apply(action)
+        b.apply(action)
+    assert [str(e) for e in a.events] == [str(e) for e in b.events]
+    assert a.result() == b.result()
+
+
 @pytest.mark.parametrize("game", game_names())
 def test_clone_is_independent(game: str) -> None:
-    """A clone evolves on its own and reproduces the original's future."""
+    """A clone (what the sampler's users and the search bot copy positions with) goes
+    its own way without touching the original, and reproduces the original's future:
+    at points spread over matches of every seat count and variant, the original played
+    on after its clone was played to the end goes exactly as a deep copy made beside
+    the clone, and so does the clone itself."""
     spec = get_game(game)
-    state = spec.new_match(5)
-    rng = random.Random(5)
-    for _ in range(15):
-        if state.is_over():
-            break
-        state.apply(rng.choice(state.legal_actions()))
-    copy = state.clone()
-    before = [str(e) for e in state.events]
-    tail = random.Random(9)
-    for _ in random_playout(copy, tail):
-        pass
-    assert [str(e) for e in state.events] == before
-    replay_rng = random.Random(9)
-    for _ in random_playout(state, replay_rng):
-        pass
-    assert state.result() == copy.result()
+    for state, seed in clone_points(spec):
+        reference = copy.deepcopy(state)
+        again = copy.deepcopy(state)
+        clone = state.clone()
+        for _ in random_playout(clone, random.Random(seed + 1)):
+            pass
+        original = copy.deepcopy(state)  # the playout's state goes on: play a copy
+        play_alike(original, reference, seed)
+        play_alike(state.clone(), again, seed + 2)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_clone_names_every_field_it_changes(game: str) -> None:
+    """``clone`` shares every field but those in ``copied``: every list, dict or set a
+    state holds is named there, or in ``shared`` as one the engine never changes in
+    place, so a field added to an engine cannot be shared by its clones unseen."""
+    spec = get_game(game)
+    for state, _ in clone_points(spec):
+        declared = state.copied.keys() | state.shared
+        for name, value in vars(state).items():
+            if isinstance(value, list | dict | set):
+                assert name in declared, f"{game}: {name} is in neither copied nor shared"
+        assert declared <= vars(state).keys(), declared - vars(state).keys()
 
 
 def c9_leaks(game: str, decisions: int = C9_DECISIONS) -> Iterator[str]:

@@ -147,11 +147,11 @@ def test_r4_r6_scans_and_table_index_agree_with_the_plain_checks(seats: int, jok
         elif s.phase == CALL:
             assert list(s.calls) == _reference_calls(s)
             checked_calls += 1
-        elif s.phase == PLAY and s.pending >= 0 and not s.at_once:
+        elif s.phase == PLAY and s.must_meld >= 0 and not s.must_meld_now:
             free = _nothing_owed(s)
             _check_table_index(free)
             every = [a for a in free.legal_actions() if isinstance(a, (NewMeld, LayOff))]
-            want = [a for a in every if holds(a, s.pending) or still_meldable(s, a, s.pending)]
+            want = [a for a in every if holds(a, s.must_meld) or still_meldable(s, a, s.must_meld)]
             assert [a for a in legal if isinstance(a, (NewMeld, LayOff))] == want
             checked_owed += 1
     assert checked_draws and checked_calls and checked_owed

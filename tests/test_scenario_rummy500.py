@@ -93,7 +93,7 @@ def test_c9_r4_r6_samples_agree_while_calls_are_asked_and_cards_are_owed() -> No
         assert isinstance(state, Rummy500)
         rng = random.Random(seed)
         while not state.is_over():
-            owed = state.phase == PLAY and state.pending >= 0
+            owed = state.phase == PLAY and state.must_meld >= 0
             if state.phase == CALL or owed:
                 met["owed" if owed else "call"] += 1
                 for seat in range(4):
@@ -167,7 +167,7 @@ def test_c9_every_unseen_card_lands_in_each_hidden_place_at_the_uniform_rate(
     seats, seed, steps, options
 ) -> None:
     state = played(seats, seed, steps, options)
-    assert not state.is_over() and state.pending < 0  # no owed card: nothing to condition on
+    assert not state.is_over() and state.must_meld < 0  # no owed card: nothing to condition on
     check_uniform(state, (state.turn + 1) % seats, options)
 
 

@@ -6,11 +6,12 @@ Where each rule is played (docs/rules/hollywood-gin.md):
 
 - G1 values: ``SEARCH`` (``referee.melds.GIN_RANK_VALUES``), ``CARD_VALUE``
 - G2 deal: ``GinHand.__init__``
-- G3 first turn: ``GinHand._legal_actions`` (the upcard phases), ``GinHand.apply`` (pass)
+- G3 first turn: ``GinHand._legal_actions`` (the upcard phases), ``GinHand._pass``
 - G4 normal turn: ``GinHand._legal_actions``, ``GinHand._discard_actions`` (not the
-  card just taken), ``GinHand.apply``
+  card just taken), ``GinHand._draw_stock``, ``_draw_discard``, ``_discard_card``
 - G5 melds: ``referee.melds``; ``parse_gin_action`` (an arrangement's melds)
-- G6 knock: ``knock_discards``, ``GinHand.apply`` (the knocker's arrangements)
+- G6 knock: ``knock_discards``, ``GinHand._knock`` (the knocker's arrangements),
+  ``GinHand._arrange``
 - G7 gin, G8 lay-off, G9 hand score: ``GinHand._settle``
   (``referee.melds.MeldSearch.best_layoff``)
 - G10 drawn hand: ``GinHand._end_turn``
@@ -23,14 +24,16 @@ from dataclasses import dataclass
 from enum import Enum
 
 from referee.actions import (
+    DISCARD_EVENTS,
     DISCARD_TABLES,
     DISCARD_TEXT_TABLES,
-    DISCARD_TEXTS,
     DRAW_DISCARD,
-    DRAW_DISCARD_TEXTS,
+    DRAW_DISCARD_EVENTS,
     DRAW_STOCK,
+    DRAW_STOCK_EVENTS,
     DREW_TEXTS,
     PASS,
+    PASS_EVENTS,
     Discard,
     DrawDiscard,
     DrawStock,
@@ -42,7 +45,15 @@ from referee.actions import (
     split_verb,
 )
 from referee.cards import CARD_BY_ID, JOKER, Card, cards_of, format_cards
-from referee.engine import Action, Event, IllegalActionError, check_range
+from referee.engine import (
+    Action,
+    Dispatch,
+    Event,
+    EventLog,
+    IllegalActionError,
+    applies,
+    check_range,
+)
 from referee.melds import Arrangement, MeldSearch, is_meld, meld_search
 
 SEARCH: MeldSearch = meld_search()
@@ -132,15 +143,6 @@ PHASE_DISCARD = Phase.DISCARD
 PHASE_ARRANGE = Phase.ARRANGE
 PHASE_OVER = Phase.OVER
 
-#: The public events of a turn by seat (Gin for three's seats are 0-2) and card, made
-#: once: events are immutable, so every match's log holds the same objects.
-DRAW_STOCK_EVENTS = tuple(Event(s, "draw stock") for s in range(3))
-PASS_EVENTS = tuple(Event(s, "pass") for s in range(3))
-DISCARD_EVENTS = tuple({c: Event(s, t) for c, t in DISCARD_TEXTS.items()} for s in range(3))
-DRAW_DISCARD_EVENTS = tuple(
-    {c: Event(s, t) for c, t in DRAW_DISCARD_TEXTS.items()} for s in range(3)
-)
-
 
 @dataclass(frozen=True, slots=True)
 class HandOutcome:
@@ -188,8 +190,9 @@ class GinRules:
     max_turns: int = 200
 
 
-class GinHand:
-    """The state of one Gin hand. Seats are the match's seat numbers."""
+class GinHand(Dispatch):
+    """The state of one Gin hand. Seats are the match's seat numbers. It logs to its
+    match's event log."""
 
     __slots__ = (
         "arrangements",
@@ -197,12 +200,12 @@ class GinHand:
         "dealer",
         "deck",
         "discard_pile",
-        "events",
         "hands",
         "knock_card",
         "known",
         "legal",
         "legal_texts",
+        "log",
         "non_dealer",
         "outcome",
         "phase",
@@ -219,7 +222,7 @@ class GinHand:
         dealer: int,
         non_dealer: int,
         deck: list[Card],
-        events: list[Event],
+        log: EventLog,
         audience: dict[int, frozenset[int]] | None = None,
     ) -> None:
         self.rules = rules
@@ -228,7 +231,7 @@ class GinHand:
         self.dealer = dealer
         self.non_dealer = non_dealer
         self.deck = deck
-        self.events = events
+        self.log = log
         nd_mask = dl_mask = 0
         for i in range(0, 2 * HAND_SIZE, 2):  # G2: one at a time, non-dealer first
             nd_mask |= 1 << deck[i]
@@ -250,8 +253,8 @@ class GinHand:
         self.legal_texts: tuple[str, ...] | None = None
         for seat in (non_dealer, dealer):
             dealt = format_cards(cards_of(self.hands[seat]))
-            events.append(Event(seat, f"dealt {dealt}", self.audience[seat]))
-        events.append(Event(None, f"upcard {self.discard_pile[-1]}"))
+            log.append(Event(seat, f"dealt {dealt}", self.audience[seat]))
+        log.append(Event(None, f"upcard {self.discard_pile[-1]}"))
 
     @classmethod
     def at_position(
@@ -264,7 +267,7 @@ class GinHand:
         stock: list[Card],
         phase: Phase,
         turn: int,
-        events: list[Event],
+        log: EventLog,
         *,
         known: dict[int, int] | None = None,
         taken: int = -1,
@@ -283,7 +286,7 @@ class GinHand:
         hand.audience = audience or {s: frozenset((s,)) for s in (dealer, non_dealer)}
         hand.dealer, hand.non_dealer = dealer, non_dealer
         hand.deck, hand.stock_pos = list(stock), 0
-        hand.events = events
+        hand.log = log
         hand.hands = dict(hands)
         hand.known = dict(known) if known else {non_dealer: 0, dealer: 0}
         hand.discard_pile = list(discard_pile)
@@ -298,8 +301,8 @@ class GinHand:
         hand.legal = hand.legal_texts = None
         return hand
 
-    def copy(self, events: list[Event]) -> GinHand:
-        """An independent copy writing its events to ``events``."""
+    def copy(self, log: EventLog) -> GinHand:
+        """An independent copy logging to ``log`` (its match's copy of the log)."""
         other = GinHand.__new__(GinHand)
         for name in GinHand.__slots__:
             setattr(other, name, getattr(self, name))
@@ -307,7 +310,7 @@ class GinHand:
         other.known = dict(self.known)
         other.discard_pile = list(self.discard_pile)
         other.arrangements = list(self.arrangements)
-        other.events = events
+        other.log = log
         return other
 
     # -- queries ---------------------------------------------------------------------------
@@ -371,54 +374,73 @@ class GinHand:
 
     # -- transitions -----------------------------------------------------------------------
 
-    def apply(self, action: Action) -> None:
-        """Apply a legal action of the player to act."""
+    # ``apply`` (Dispatch) calls the method marked for the action's kind; each resets
+    # the legal actions made for the decision it ends.
+
+    @applies(DrawStock)
+    def _draw_stock(self, action: DrawStock) -> None:
         seat = self.turn
-        events = self.events
         self.legal = self.legal_texts = None
-        if isinstance(action, DrawStock):
-            card = self.deck[self.stock_pos]
-            self.stock_pos += 1
-            self.hands[seat] |= 1 << card
-            self.taken = -1
-            self.phase = PHASE_DISCARD
-            events.append(DRAW_STOCK_EVENTS[seat])
-            events.append(Event(seat, DREW_TEXTS[card], self.audience[seat]))
-        elif isinstance(action, DrawDiscard):
-            card = self.discard_pile.pop()
-            self.hands[seat] |= 1 << card
-            self.known[seat] |= 1 << card
-            self.taken = card
-            self.phase = PHASE_DISCARD
-            events.append(DRAW_DISCARD_EVENTS[seat][card])
-        elif isinstance(action, Discard):
-            self._discard(seat, action.card)
-            events.append(DISCARD_EVENTS[seat][action.card])
-            self._end_turn(seat)
-        elif isinstance(action, Pass):
-            events.append(PASS_EVENTS[seat])
-            if self.phase is PHASE_UPCARD_NON_DEALER:
-                self.phase = PHASE_UPCARD_DEALER
-                self.turn = self.dealer
-            else:
-                self.phase = PHASE_DRAW_STOCK_ONLY
-                self.turn = self.non_dealer
-        elif isinstance(action, Knock):
-            self._discard(seat, action.card)
-            self.knock_card = action.card
-            events.append(Event(seat, KNOCK_TEXTS[action.card]))
-            self.arrangements = SEARCH.all_arrangements(self.hands[seat], self.rules.knock_limit)
-            if len(self.arrangements) == 1:  # C7: not a choice, the referee does it
-                self._settle(seat, self.arrangements[0])
-            else:
-                self.phase = PHASE_ARRANGE
-        elif isinstance(action, Arrange):
-            chosen = next(
-                a for a in self.arrangements if tuple(m.cards for m in a.melds) == action.melds
-            )
-            self._settle(seat, chosen)
-        else:  # pragma: no cover - the referee checks legality first
-            raise IllegalActionError(f"{action} is not a Gin action")
+        card = self.deck[self.stock_pos]
+        self.stock_pos += 1
+        self.hands[seat] |= 1 << card
+        self.taken = -1
+        self.phase = PHASE_DISCARD
+        log = self.log
+        log.append(DRAW_STOCK_EVENTS[seat])
+        log.append(Event(seat, DREW_TEXTS[card], self.audience[seat]))
+
+    @applies(DrawDiscard)
+    def _draw_discard(self, action: DrawDiscard) -> None:
+        seat = self.turn
+        self.legal = self.legal_texts = None
+        card = self.discard_pile.pop()
+        self.hands[seat] |= 1 << card
+        self.known[seat] |= 1 << card
+        self.taken = card
+        self.phase = PHASE_DISCARD
+        self.log.append(DRAW_DISCARD_EVENTS[seat][card])
+
+    @applies(Discard)
+    def _discard_card(self, action: Discard) -> None:
+        seat = self.turn
+        self.legal = self.legal_texts = None
+        self._discard(seat, action.card)
+        self.log.append(DISCARD_EVENTS[seat][action.card])
+        self._end_turn(seat)
+
+    @applies(Pass)
+    def _pass(self, action: Pass) -> None:
+        seat = self.turn
+        self.legal = self.legal_texts = None
+        self.log.append(PASS_EVENTS[seat])
+        if self.phase is PHASE_UPCARD_NON_DEALER:
+            self.phase = PHASE_UPCARD_DEALER
+            self.turn = self.dealer
+        else:
+            self.phase = PHASE_DRAW_STOCK_ONLY
+            self.turn = self.non_dealer
+
+    @applies(Knock)
+    def _knock(self, action: Knock) -> None:
+        seat = self.turn
+        self.legal = self.legal_texts = None
+        self._discard(seat, action.card)
+        self.knock_card = action.card
+        self.log.append(Event(seat, KNOCK_TEXTS[action.card]))
+        self.arrangements = SEARCH.all_arrangements(self.hands[seat], self.rules.knock_limit)
+        if len(self.arrangements) == 1:  # C7: not a choice, the referee does it
+            self._settle(seat, self.arrangements[0])
+        else:
+            self.phase = PHASE_ARRANGE
+
+    @applies(Arrange)
+    def _arrange(self, action: Arrange) -> None:
+        self.legal = self.legal_texts = None
+        chosen = next(
+            a for a in self.arrangements if tuple(m.cards for m in a.melds) == action.melds
+        )
+        self._settle(self.turn, chosen)
 
     def _discard(self, seat: int, card: Card) -> None:
         self.hands[seat] &= ~(1 << card)
@@ -435,7 +457,7 @@ class GinHand:
             why = (
                 "two cards left in the stock" if self.turns <= self.rules.max_turns else "turn cap"
             )
-            self.events.append(Event(None, f"hand drawn ({why})"))
+            self.log.append(Event(None, f"hand drawn ({why})"))
             return
         self.turn = self.dealer if seat == self.non_dealer else self.non_dealer
         self.phase = PHASE_DRAW
@@ -445,7 +467,8 @@ class GinHand:
         rules = self.rules
         defender = self.opponent(knocker)
         k = shown.deadwood_value
-        self.events.append(Event(knocker, f"arrange {shown}"))
+        log = self.log
+        log.append(Event(knocker, f"arrange {shown}"))
         if k == 0:
             defence = SEARCH.best_arrangement(self.hands[defender])
             winner, points, kind = knocker, rules.gin_bonus + defence.deadwood_value, "gin"
@@ -456,8 +479,8 @@ class GinHand:
                 winner, points, kind = knocker, d - k, "knock"
             else:
                 winner, points, kind = defender, rules.undercut_bonus + k - d, "undercut"
-        self.events.append(Event(defender, f"defends {_describe_defence(defence)}"))
-        self.events.append(Event(None, f"{kind}: seat {winner} scores {points}"))
+        log.append(Event(defender, f"defends {_describe_defence(defence)}"))
+        log.append(Event(None, f"{kind}: seat {winner} scores {points}"))
         self.outcome = HandOutcome(winner, points, kind, knocker, shown, defence)
         self.phase = PHASE_OVER
         self.arrangements = []

@@ -27,6 +27,7 @@ from referee.engine import (
     GameState,
     IllegalActionError,
     Result,
+    copied_fields,
     ranks_from_scores,
 )
 from referee.games.gin_hand import (
@@ -112,6 +113,7 @@ class GinThree(GameState):
 
     game = "gin-three"
     options: GinThreeOptions
+    copied = copied_fields(GameState.copied, scores=list.copy)  # and the hand: see clone
 
     def __init__(
         self,
@@ -150,14 +152,14 @@ class GinThree(GameState):
         advice: Action | None = None,
         last_hand: OutcomeView | None = None,
     ) -> GinThree:
-        """A match in play at a position: the hand in play (its events list becomes the
+        """A match in play at a position: the hand in play (its log becomes the
         match's log; built with the audience :meth:`audience` gives), the roles (T1,
         T5), the scores (T4), the hands played, whether the sitter has answered for
         the captain's current decision and with what (T3), the last showdown. The
         hands after it are shuffled from ``seed``."""
         self = cls.__new__(cls)
         self._start(options, seed, 3, [], make_deck())
-        self.events = hand.events
+        self.log = hand.log
         self._rules = options.hand_rules()
         self.scores = list(scores)
         self.hands_played = hands_played
@@ -186,7 +188,7 @@ class GinThree(GameState):
             if not deck:
                 deck = shuffled_deck(self._rng)
             card = deck.pop(0)
-            self.events.append(Event(player, f"draws {card} for roles"))
+            self.log.append(Event(player, f"draws {card} for roles"))
             return card
 
         box, captain, sitter = order_by_draw([0, 1, 2], draw)
@@ -195,7 +197,7 @@ class GinThree(GameState):
     def _deal(self) -> GinHand:
         roles = self.roles
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
-        self.events.append(
+        self.log.append(
             Event(
                 None,
                 f"hand {self.hands_played + 1}: box seat {roles.box}, captain seat "
@@ -204,9 +206,12 @@ class GinThree(GameState):
         )
         self.advice, self.advised = None, False
         # T2: the box deals; the captain is the non-dealer.
-        return GinHand(
-            self._rules, roles.box, roles.captain, deck, self.events, self.audience(roles)
-        )
+        return GinHand(self._rules, roles.box, roles.captain, deck, self.log, self.audience(roles))
+
+    def clone(self) -> GinThree:
+        other = super().clone()
+        other.hand = self.hand.copy(other.log)  # the hand logs to the clone's log
+        return other
 
     def _sitter_to_advise(self) -> bool:
         return self.hand.turn == self.roles.captain and not self.advised
@@ -242,7 +247,7 @@ class GinThree(GameState):
             self.advised = True
             self.advice = action.action if isinstance(action, Advise) else None
             eyes = frozenset((roles.captain, roles.sitter))
-            self.events.append(Event(roles.sitter, str(action), eyes))
+            self.log.append(Event(roles.sitter, str(action), eyes))
             return
         hand = self.hand
         was_captain = hand.turn == roles.captain
@@ -266,7 +271,7 @@ class GinThree(GameState):
             self.hands_played >= self.options.max_hands
         ):
             self.over = True
-            self.events.append(Event(None, "match over"))
+            self.log.append(Event(None, "match over"))
             return
         if winner == roles.box:
             self.roles = Roles(roles.box, roles.sitter, roles.captain)

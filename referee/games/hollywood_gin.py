@@ -24,6 +24,7 @@ from referee.engine import (
     GameSpec,
     GameState,
     Result,
+    copied_fields,
 )
 from referee.games.gin_hand import (
     PHASE_OVER,
@@ -50,6 +51,15 @@ class ScoreSheet:
         self.columns = [[0, 0] for _ in range(COLUMNS)]
         self.column_winners: list[int | None] = [None] * COLUMNS
         self.wins = [0, 0]
+
+    def copy(self) -> ScoreSheet:
+        """An independent copy."""
+        other = ScoreSheet.__new__(ScoreSheet)
+        other.target = self.target
+        other.columns = [list(c) for c in self.columns]
+        other.column_winners = list(self.column_winners)
+        other.wins = list(self.wins)
+        return other
 
     def enter_win(self, winner: int, points: int) -> list[int]:
         """Enter a hand won by ``winner``; return the columns it closed. The k-th win
@@ -122,6 +132,8 @@ class HollywoodGin(GameState):
 
     game = "hollywood-gin"
     options: HollywoodOptions
+    # and the hand in play, which logs to the match's log: see clone
+    copied = copied_fields(GameState.copied, score_sheet=ScoreSheet.copy, sheet=list.copy)
 
     def __init__(
         self,
@@ -146,7 +158,7 @@ class HollywoodGin(GameState):
         self.over = False
         if dealer is None:
             dealer = self._rng.below(2)  # H1: the first dealer is random
-        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self.log.append(Event(None, f"seat {dealer} deals first"))
         self.hand = self._deal(dealer)
 
     @classmethod
@@ -161,14 +173,14 @@ class HollywoodGin(GameState):
         hands_played: int,
         last_hand: OutcomeView | None = None,
     ) -> HollywoodGin:
-        """A match in play at a position: the hand in play (its events list becomes the
+        """A match in play at a position: the hand in play (its log becomes the
         match's log), the score sheet's columns and hands won as the players see them
         (H2, H3), the hands played before it and the last showdown. The hands after it
         are shuffled from ``seed``. The sheet of earlier hands keeps only their count:
         a position knows the columns, not how each earlier hand made them."""
         self = cls.__new__(cls)
         self._start(options, seed, 2, [], make_deck())
-        self.events = hand.events
+        self.log = hand.log
         self._rules = options.hand_rules()
         sheet = self.score_sheet = ScoreSheet(options.target)
         sheet.columns = [list(c.points) for c in columns]
@@ -186,8 +198,13 @@ class HollywoodGin(GameState):
 
     def _deal(self, dealer: int) -> GinHand:
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
-        self.events.append(Event(None, f"hand {len(self.sheet) + 1}: seat {dealer} deals"))
-        return GinHand(self._rules, dealer, 1 - dealer, deck, self.events)
+        self.log.append(Event(None, f"hand {len(self.sheet) + 1}: seat {dealer} deals"))
+        return GinHand(self._rules, dealer, 1 - dealer, deck, self.log)
+
+    def clone(self) -> HollywoodGin:
+        other = super().clone()
+        other.hand = self.hand.copy(other.log)
+        return other
 
     # -- the interface ---------------------------------------------------------------------
 
@@ -215,7 +232,7 @@ class HollywoodGin(GameState):
         sheet = self.score_sheet
         if winner is not None:
             for j in sheet.enter_win(winner, outcome.points):
-                self.events.append(Event(None, f"column {j + 1} won by seat {winner}"))
+                self.log.append(Event(None, f"column {j + 1} won by seat {winner}"))
         self._columns_view = sheet.view()
         self._wins_view = (sheet.wins[0], sheet.wins[1])
         self.sheet.append(
@@ -233,7 +250,7 @@ class HollywoodGin(GameState):
             or len(self.sheet) >= self.options.max_hands
         ):
             self.over = True
-            self.events.append(Event(None, "match over"))
+            self.log.append(Event(None, "match over"))
             return
         # H1: the winner deals next; after a drawn hand the same dealer deals again.
         self.hand = self._deal(hand.dealer if winner is None else winner)

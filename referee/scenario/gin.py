@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.cards import STANDARD_CARDS, Card, CardError, SplitMix64, mask_of, parse_card
-from referee.engine import Event, GameState
+from referee.engine import Event, EventLog, GameState
 from referee.games.gin_hand import (
     HAND_SIZE,
     PHASE_ARRANGE,
@@ -96,7 +96,7 @@ def sample(view: Any, events: list[Event], rng: random.Random, options: Any) -> 
         unseen[missing:],
         phase,
         hand_turn,
-        [],
+        EventLog(),
         known={
             known_player: _known_of(view, hand_view, events, known_player),
             hidden: opponent_known,

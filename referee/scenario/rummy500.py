@@ -107,7 +107,7 @@ def sample(view: Any, events: list[Event], rng: random.Random, options: Any) -> 
             must_meld=hand.must_meld,
             must_meld_now=hand.must_meld_now,
             may_not_discard=hand.may_not_discard,
-            asker=view.to_act,
+            asked=view.to_act,
             turns=hand.turns,
             scores=view.scores,
             hands_played=view.hands_played,

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.cards import CARD_BY_ID, RANK_BITS, SUIT_MASK, Card
+from referee.engine import EventLog
 from referee.games.flip_flop.actions import RevealPlan, reveal_plan
 from referee.games.flip_flop.tables import (
     BITS,
     CARD_VALUE,
     ONLY,
     TEN_VALUED,
-    LogEntry,
     dealt_text,
     hand_value,
 )
@@ -28,7 +28,7 @@ def deal_hands(
     order: Sequence[int],
     dealer: int,
     eligible: Sequence[int],
-    log: list[LogEntry],
+    log: EventLog,
 ) -> tuple[list[int], list[RevealPlan | None], Winners, list[int]]:
     """Deal five cards each to the seats in ``order`` (from the dealer's left; the
     dealer's fifth card is the flip card) and log each seat's cards to it alone.

@@ -9,9 +9,11 @@ from typing import Any
 
 from referee.actions import (
     CARD_TEXTS,
-    DISCARD_TEXTS,
-    DRAW_DISCARD_TEXTS,
+    DISCARD_EVENTS,
+    DRAW_DISCARD_EVENTS,
+    DRAW_STOCK_EVENTS,
     DREW_TEXTS,
+    PASS_EVENTS,
     Discard,
     DrawDiscard,
     DrawStock,
@@ -19,7 +21,6 @@ from referee.actions import (
 )
 from referee.cards import (
     Card,
-    SplitMix64,
     cards_of,
     format_cards,
     make_deck,
@@ -28,12 +29,12 @@ from referee.cards import (
 )
 from referee.engine import (
     Action,
-    Event,
     GameSpec,
     GameState,
-    IllegalActionError,
     Result,
+    applies,
     check_range,
+    copied_fields,
 )
 from referee.games.flip_flop.actions import (
     Declare,
@@ -59,7 +60,6 @@ from referee.games.flip_flop.tables import (
     SEAT_ORDERS,
     SET_ASIDE_PAID,
     UNCLAIMED,
-    LogEntry,
     cards_text,
     extension_mask,
     game_pot_text,
@@ -109,6 +109,30 @@ class FlipFlop(GameState):
 
     game = "flip-flop"
     options: FlipFlopOptions
+    copied = copied_fields(
+        GameState.copied,
+        stakes=Stakes.copy,
+        **dict.fromkeys(
+            (
+                "declared",
+                "hands",
+                "known",
+                "discard_pile",
+                "spread_masks",
+                "spread_owners",
+                "spread_ext",
+                "pending",
+                "winners",
+                "reveals",
+                "side_result",
+                "declare_queue",
+            ),
+            list.copy,
+        ),
+    )
+    # the round's seats and the deal's deck are replaced at each deal, never changed; the
+    # views cache is keyed by content, so clones may share it
+    shared = frozenset({"order", "stock", "player_views"})
 
     def __init__(
         self,
@@ -129,7 +153,7 @@ class FlipFlop(GameState):
         self.order: list[int] = []  # seats in the round, dealer's left first, dealer last
         self.round_no = 0
         self.dealer = self._rng.below(n) if dealer is None else dealer  # F4: at random
-        self._log.append((None, "seat {} deals first".format, (self.dealer,), None))
+        self.log.append((None, "seat {} deals first".format, (self.dealer,), None))
         self.stock: list[Card] = []
         self.stock_pos = 0
         self.discard_pile: list[Card] = []
@@ -252,63 +276,9 @@ class FlipFlop(GameState):
         )
         return self
 
-    # -- the event log ---------------------------------------------------------------------
-
-    # Events are logged as (seat, text, args, visible_to): text is the event's text, or
-    # when args is not None a function that makes it from args. The Event objects are
-    # made when someone reads ``events``; random playouts that never look save the
-    # formatting (deal lines, pot amounts), which is a good part of a short round.
-
-    @property
-    def events(self) -> list[Event]:
-        """Every event so far, in order (the GameState contract)."""
-        made = self._made
-        log = self._log
-        if len(made) < len(log):
-            made.extend(
-                Event(seat, text if args is None else text(*args), visible)
-                for seat, text, args, visible in log[len(made) :]
-            )
-        return made
-
-    @events.setter
-    def events(self, value: list[Event]) -> None:
-        self._made = list(value)
-        self._log: list[LogEntry] = [(e.seat, e.text, None, e.visible_to) for e in value]
-
-    def drop_events(self, count: int) -> None:
-        """Forget the first ``count`` events, from the log and the events made of it."""
-        made = self.events  # every entry of the log made, so the two stay in step
-        del made[:count]
-        del self._log[:count]
-
-    # -- copying ---------------------------------------------------------------------------
-
-    def clone(self) -> FlipFlop:
-        other = FlipFlop.__new__(FlipFlop)
-        other.__dict__.update(self.__dict__)
-        other.stakes = self.stakes.copy()
-        for name in (
-            "_log",
-            "_made",
-            "declared",
-            "hands",
-            "known",
-            "order",
-            "discard_pile",
-            "spread_masks",
-            "spread_owners",
-            "spread_ext",
-            "pending",
-            "winners",
-            "reveals",
-            "side_result",
-            "declare_queue",
-            "_decks",
-        ):
-            setattr(other, name, list(getattr(self, name)))
-        other._rng = SplitMix64(self._rng.state)
-        return other
+    # Events are logged as Deferred entries (referee.engine) where their text takes
+    # formatting (deal lines, pot amounts): random playouts that never read the log
+    # save it, which is a good part of a short round.
 
     # -- rounds ----------------------------------------------------------------------------
 
@@ -319,7 +289,7 @@ class FlipFlop(GameState):
         dealer = self.dealer
         order, antes = self.stakes.ante(dealer)
         self.order = order
-        log = self._log
+        log = self.log
         log.append((None, round_text, (self.round_no, dealer, antes), None))
         deck = self._decks.pop(0) if self._decks else shuffled_deck(self._rng)
         dealt = deal_hands(deck, order, dealer, self.stakes.eligible, log)
@@ -371,11 +341,11 @@ class FlipFlop(GameState):
             known |= 1 << card
             reveals.append((seat, pot, card))
         self.known[seat] = known
-        self._log.append((seat, plan.text, None, None))
+        self.log.append((seat, plan.text, None, None))
 
     def _settle_side_pots(self) -> None:
         """Pay the flip and flop pots (F6); a pot nobody may claim carries over."""
-        log = self._log
+        log = self.log
         side_result = self.side_result
         winners = self.winners
         amounts = self.stakes.pay_side_pots(winners)
@@ -421,7 +391,7 @@ class FlipFlop(GameState):
         shown: Sequence[int],
     ) -> None:
         """Settle the round (F6, F12), eliminate (F13), end the match (F14) or deal again."""
-        log = self._log
+        log = self.log
         if not self.side_paid:
             self._settle_side_pots()
         stakes = self.stakes
@@ -482,13 +452,9 @@ class FlipFlop(GameState):
     def parse_action(self, text: str) -> Action:
         return parse_flip_flop_action(text)
 
-    def apply(self, action: Action) -> None:
-        try:
-            handler = _APPLY[type(action)]
-        except KeyError:
-            raise IllegalActionError(f"{action} is not a Flip Flop action") from None
-        handler(self, action)
+    # ``apply`` (Dispatch) calls the method marked for the action's kind.
 
+    @applies(Discard)
     def _apply_discard(self, action: Discard) -> None:
         seat = self.turn
         card = action.card
@@ -497,12 +463,13 @@ class FlipFlop(GameState):
         self.hands[seat] = hand
         self.known[seat] &= ~bit
         self.discard_pile.append(card)
-        self._log.append((seat, DISCARD_TEXTS[card], None, None))
+        self.log.append(DISCARD_EVENTS[seat][card])
         if not hand:
             self._went_out(seat)
         else:
             self._end_turn(seat)
 
+    @applies(DrawStock)
     def _apply_draw_stock(self, action: DrawStock) -> None:
         seat = self.turn
         card = self.stock[self.stock_pos]
@@ -510,10 +477,11 @@ class FlipFlop(GameState):
         self.hands[seat] |= 1 << card
         self.taken = -1
         self.phase = _PLAY
-        log = self._log
-        log.append((seat, "draw stock", None, None))
+        log = self.log
+        log.append(DRAW_STOCK_EVENTS[seat])
         log.append((seat, DREW_TEXTS[card], None, ONLY[seat]))
 
+    @applies(DrawDiscard)
     def _apply_draw_discard(self, action: DrawDiscard) -> None:
         seat = self.turn
         card = self.discard_pile.pop()
@@ -521,8 +489,9 @@ class FlipFlop(GameState):
         self.known[seat] |= 1 << card
         self.taken = card
         self.phase = _PLAY
-        self._log.append((seat, DRAW_DISCARD_TEXTS[card], None, None))
+        self.log.append(DRAW_DISCARD_EVENTS[seat][card])
 
+    @applies(Spread)
     def _apply_spread(self, action: Spread) -> None:
         seat = self.turn
         mask = 0
@@ -533,10 +502,11 @@ class FlipFlop(GameState):
         self.spread_masks.append(mask)
         self.spread_owners.append(seat)
         self.spread_ext.append(extension_mask(mask))
-        self._log.append((seat, "{} (spread {})".format, (action, len(self.spread_masks)), None))
+        self.log.append((seat, "{} (spread {})".format, (action, len(self.spread_masks)), None))
         if not self.hands[seat]:
             self._went_out(seat)
 
+    @applies(LayOff)
     def _apply_layoff(self, action: LayOff) -> None:
         seat = self.turn
         bit = 1 << action.card
@@ -545,31 +515,36 @@ class FlipFlop(GameState):
         self.known[seat] &= ~bit
         self.spread_masks[i] |= bit
         self.spread_ext[i] = extension_mask(self.spread_masks[i])
-        self._log.append((seat, str, (action,), None))
+        self.log.append((seat, str, (action,), None))
         if not self.hands[seat]:
             self._went_out(seat)
 
+    @applies(Reveal)
     def _apply_reveal(self, action: Reveal) -> None:
         self._reveal(self.turn)
         then = action.then
-        _APPLY[type(then)](self, then)
+        self.handlers[type(then)](self, then)
 
+    @applies(Drop)
     def _apply_drop(self, action: Drop) -> None:
         self._drop(self.turn)
 
+    @applies(TunkOut)
     def _apply_tunk_out(self, action: TunkOut) -> None:
         self._tunk_out(self.turn)
 
+    @applies(Declare)
     def _apply_declare(self, action: Declare) -> None:
         seat = self.turn
         self.declared[seat] = action.total
         hand = format_cards(cards_of(self.hands[seat]))
         self.known[seat] = self.hands[seat]
-        self._log.append((seat, f"declare {action.total}: {hand}", None, None))
+        self.log.append((seat, f"declare {action.total}: {hand}", None, None))
         self._next_declarer()
 
+    @applies(Pass)
     def _apply_pass(self, action: Pass) -> None:
-        self._log.append((self.turn, "pass", None, None))
+        self.log.append(PASS_EVENTS[self.turn])
         self._next_declarer()
 
     # -- transitions -----------------------------------------------------------------------
@@ -616,7 +591,7 @@ class FlipFlop(GameState):
 
     def _drop(self, seat: int) -> None:
         """F9: the dropper wins with a strictly lowest value, else pays and loses."""
-        self._log.append((seat, "drop", None, None))
+        self.log.append((seat, "drop", None, None))
         hands = self.hands
         value = SEARCH.value
         mine = value(hands[seat])
@@ -642,7 +617,7 @@ class FlipFlop(GameState):
         split = tunk_split(self.hands[seat])
         assert split is not None
         first, second = split
-        self._log.append((seat, f"tunk out {cards_text(first)} | {cards_text(second)}", None, None))
+        self.log.append((seat, f"tunk out {cards_text(first)} | {cards_text(second)}", None, None))
         self.hands[seat] = 0
         self.known[seat] = 0
         for mask in (first, second):
@@ -680,19 +655,6 @@ class FlipFlop(GameState):
             },
         )
 
-
-_APPLY: dict[type, Any] = {
-    Discard: FlipFlop._apply_discard,
-    DrawStock: FlipFlop._apply_draw_stock,
-    DrawDiscard: FlipFlop._apply_draw_discard,
-    Spread: FlipFlop._apply_spread,
-    LayOff: FlipFlop._apply_layoff,
-    Reveal: FlipFlop._apply_reveal,
-    Drop: FlipFlop._apply_drop,
-    TunkOut: FlipFlop._apply_tunk_out,
-    Declare: FlipFlop._apply_declare,
-    Pass: FlipFlop._apply_pass,
-}
 
 SPEC = GameSpec(
     name="flip-flop",

@@ -3,8 +3,6 @@ and antes of a round, and the texts of its events."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from referee.actions import CARD_TEXTS
 from referee.cards import CARD_BY_ID, RANK_BITS, cards_of, format_cards
 from referee.melds import MeldSearch, meld_search
@@ -78,8 +76,6 @@ FULL_ANTES = {
 # -- event texts ------------------------------------------------------------------------------
 
 FLIP_TEXT = {c: f"flip card {card}" for c, card in CARD_BY_ID.items()}
-#: An event as logged: (seat, text or a function making it, its arguments, visible_to).
-LogEntry = tuple[int | None, Any, tuple[Any, ...] | None, frozenset[int] | None]
 UNCLAIMED = "{} pot unclaimed: {}".format
 POT_WON = "wins the {} pot ({}) with {}".format
 SET_ASIDE_PAID = "pays set-aside stake {} into the game pot".format

@@ -115,9 +115,9 @@ def play_actions(s: Rummy500) -> list[Action]:
             hits ^= low
         if jokers:
             lays.extend(s.joker_lay_offs())
-    if s.pending >= 0:
+    if s.must_meld >= 0:
         return owed_actions(s, melds, lays)
-    forbidden = s.forbidden
+    forbidden = s.may_not_discard
     if forbidden >= 0:
         if (forbidden == JK and jokers >= 2) or (
             forbidden != JK and s.held_twice[seat] >> forbidden & 1
@@ -160,8 +160,8 @@ def play_actions(s: Rummy500) -> list[Action]:
 def owed_actions(s: Rummy500, melds: Sequence[NewMeld], lays: Sequence[LayOff]) -> list[Action]:
     """The melds and lay-offs open while a deep-drawn or called card is owed: those
     placing it, or (unless it must be placed now) leaving it meldable (R4, R6)."""
-    pending = s.pending
-    if s.at_once:
+    pending = s.must_meld
+    if s.must_meld_now:
         return [a for a in [*melds, *lays] if holds(a, pending)]
     out: list[Action]
     if s.joker_ok if pending == JK else s.accept >> pending & 1:

@@ -8,23 +8,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.actions import (
-    DISCARD_TEXTS,
-    DRAW_DISCARD_TEXTS,
+    DISCARD_EVENTS,
+    DRAW_DISCARD_EVENTS,
+    DRAW_STOCK_EVENTS,
     DREW_TEXTS,
     Discard,
     DrawDiscard,
     DrawStock,
 )
-from referee.cards import CARD_BY_ID, JOKER, Card, SplitMix64, make_deck, shuffled_deck
+from referee.cards import CARD_BY_ID, JOKER, Card, make_deck, shuffled_deck
 from referee.engine import (
     Action,
     Event,
     GameSpec,
     GameState,
-    IllegalActionError,
     OptionsError,
     Result,
+    applies,
     check_range,
+    copied_fields,
+    copy_dicts,
+    copy_each,
     ranks_from_scores,
 )
 from referee.games.rummy500.actions import (
@@ -111,21 +115,64 @@ def _table_meld(number: int, slots: Sequence[tuple[int, int, int]]) -> TableMeld
 
 
 class Rummy500(GameState):
-    """A Rummy 500 match.
-
-    The fields that ``legal`` and ``views`` read: per seat, the hand as multisets of
-    card ids (``held`` the cards held at least once, ``held_twice`` those held twice,
-    ``jokers_held`` the jokers, ``size`` the card count) and ``known`` (cards seen taken
-    from the pile);
-    the ``pile`` (top last), ``stock`` from ``stock_pos``; the ``table`` of melds and
-    what it accepts (``accept``, ``joker_ok``, ``natural_layoffs``, ``takers``,
-    ``runs``, ``run_ends``, ``run_near2``); and the turn (``phase``, ``turn``,
-    ``pending``, ``at_once``, ``forbidden``, ``calls``); ``meld_views``, the views of
-    the table melds made so far.
-    """
+    """A Rummy 500 match. The fields below are what ``legal`` and ``views`` read; those
+    of the hand in play are set at each deal (``_new_hand``)."""
 
     game = "rummy-500"
     options: Rummy500Options
+
+    # the match
+    scores: list[int]  # per seat, the match total (R8)
+    hands_played: int
+    last_outcome: OutcomeView | None  # how the last finished hand was scored
+    over: bool
+    # the hand in play (R3): the hands as multisets of card ids
+    number: int  # the hand's number, from 1
+    dealer: int
+    held: list[int]  # per seat, a mask of the cards held at least once
+    held_twice: list[int]  # per seat, a mask of the cards held twice (two packs)
+    jokers_held: list[int]  # per seat, the jokers held
+    size: list[int]  # per seat, the cards in hand
+    known: list[dict[int, int]]  # per seat, cards seen taken from the pile, still held
+    pile: list[Card]  # the discard pile, top last
+    stock: list[Card]  # the deal's deck: the stock is what lies from stock_pos on
+    stock_pos: int
+    melded: list[int]  # per seat, the points placed on the table this hand (R8)
+    turns: int  # turns ended this hand (C8: the turn cap)
+    # the table (R4, R5) and what it accepts
+    table: list[TableMeld]  # in the order made; meld n is table[n - 1]
+    accept: int  # a mask of the cards some table meld takes
+    joker_ok: bool  # a joker may be laid off (some meld takes a card)
+    natural_layoffs: dict[int, tuple[LayOff, ...]]  # per card taken, its lay-offs
+    takers: list[int]  # per card, how many table melds take it
+    runs: list[tuple[int, int, int]]  # the runs as (suit, lo, hi)
+    run_ends: int  # the cards the runs on the table take (or took)
+    run_near2: int  # the cards two places beyond a run's end (or were)
+    # the turn (R4, R6)
+    phase: int  # DRAW, PLAY, or CALL while the others are asked about rummy
+    turn: int  # the seat whose turn it is; in CALL, the one who discarded
+    must_meld: int  # the card drawn deep from the pile that must be melded (R4), or -1
+    must_meld_now: bool  # ... in this play, before anything else (R6: a rummy call)
+    may_not_discard: int  # the card taken from the pile that may not go back (R4), or -1
+    discarder: int  # in CALL, the seat whose discard is offered (R6)
+    asked: int  # in CALL, the seat asked whether it calls rummy (R6)
+    calls: tuple[Action, ...]  # in CALL, the rummy calls the discard allows
+
+    copied = copied_fields(
+        GameState.copied,
+        **dict.fromkeys(
+            ("scores", "held", "held_twice", "jokers_held", "size", "pile", "melded", "runs"),
+            list.copy,
+        ),
+        takers=list.copy,
+        natural_layoffs=dict.copy,
+        known=copy_dicts,
+        table=copy_each,
+    )
+    # the deal's deck is read from stock_pos on; the legal actions are made once per
+    # decision, never changed; _private and _values are per-match tables; the views
+    # cache is keyed by content, so clones may share it
+    shared = frozenset({"stock", "_legal", "_private", "_values", "meld_views"})
 
     def __init__(
         self,
@@ -141,7 +188,7 @@ class Rummy500(GameState):
         self._setup(options, seed, seats, decks)
         if dealer is None:
             dealer = self._rng.below(seats)  # R3: the first dealer is random
-        self.events.append(Event(None, f"seat {dealer} deals first"))
+        self.log.append(Event(None, f"seat {dealer} deals first"))
         self._deal(dealer)
 
     def _setup(
@@ -180,7 +227,7 @@ class Rummy500(GameState):
         must_meld: Card | None = None,
         must_meld_now: bool = False,
         may_not_discard: Card | None = None,
-        asker: int = -1,
+        asked: int = -1,
         turns: int = 0,
         scores: Sequence[int] | None = None,
         hands_played: int = 0,
@@ -191,7 +238,7 @@ class Rummy500(GameState):
         ``seed``. ``table`` lists the melds in the order they were made, each as its
         slots in table order (runs low to high, sets by suit): (card stood for, card
         there, seat that played it). ``turn`` is the seat to play in ``phase``; in the
-        CALL phase it is the discarder and ``asker`` the player asked (R6). ``known``:
+        CALL phase it is the discarder and ``asked`` the player asked (R6). ``known``:
         per seat, the cards it was seen taking from the pile and still holds.
         ``melded``: the points each seat melded this hand, worked out from the table
         when None (R2, R8). The owed card (R4, R6) and the card that may not be
@@ -222,11 +269,11 @@ class Rummy500(GameState):
         self.turns = turns
         self.turn, self.phase = turn, phase
         if phase == PLAY:
-            self.pending = -1 if must_meld is None else int(must_meld)
-            self.at_once = must_meld_now
-            self.forbidden = -1 if may_not_discard is None else int(may_not_discard)
+            self.must_meld = -1 if must_meld is None else int(must_meld)
+            self.must_meld_now = must_meld_now
+            self.may_not_discard = -1 if may_not_discard is None else int(may_not_discard)
         elif phase == CALL:
-            self.discarder, self.asker = turn, asker
+            self.discarder, self.asked = turn, asked
             self.calls = rummy_calls(self)
         return self
 
@@ -260,14 +307,14 @@ class Rummy500(GameState):
             for k in range(1, n + 1):
                 add((dealer + k) % n, deck[pos])
                 pos += 1
-        self.pile: list[Card] = [deck[pos]]
+        self.pile = [deck[pos]]
         self.stock = deck
         self.stock_pos = pos + 1
-        events = self.events
-        events.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
+        log = self.log
+        log.append(Event(None, f"hand {self.number}: seat {dealer} deals"))
         for s in range(n):
-            events.append(Event(s, f"dealt {format_ids(self.hand_cards(s))}", self._private[s]))
-        events.append(Event(None, f"upcard {self.pile[-1]}"))
+            log.append(Event(s, f"dealt {format_ids(self.hand_cards(s))}", self._private[s]))
+        log.append(Event(None, f"upcard {self.pile[-1]}"))
         self._start_turn((dealer + 1) % n)
 
     def _new_hand(self, dealer: int) -> None:
@@ -277,33 +324,33 @@ class Rummy500(GameState):
         self.dealer = dealer
         self.held = [0] * n  # cards held at least once
         self.held_twice = [0] * n  # cards held twice (two decks)
-        self.jokers_held = [0] * n  # jokers held
+        self.jokers_held = [0] * n
         self.size = [0] * n
-        self.known: list[dict[int, int]] = [{} for _ in range(n)]
-        self.table: list[TableMeld] = []
+        self.known = [{} for _ in range(n)]
+        self.table = []
         self.accept = 0
         self.joker_ok = False
-        self.runs: list[tuple[int, int, int]] = []
-        self.run_ends = 0  # the cards the runs on the table take (or took)
-        self.run_near2 = 0  # the cards two places beyond a run's end (or were)
-        self.natural_layoffs: dict[int, tuple[LayOff, ...]] = {}
-        self.takers = [0] * 64  # per card, how many table melds take it
+        self.runs = []
+        self.run_ends = 0
+        self.run_near2 = 0
+        self.natural_layoffs = {}
+        self.takers = [0] * 64
         self._joker_layoffs: tuple[LayOff, ...] | None = ()
         self.melded = [0] * n
         self.turns = 0
-        self.pending = -1
-        self.at_once = False
-        self.forbidden = -1
+        self.must_meld = -1
+        self.must_meld_now = False
+        self.may_not_discard = -1
         self.discarder = -1
-        self.asker = -1
-        self.calls: tuple[Action, ...] = ()
+        self.asked = -1
+        self.calls = ()
 
     def _start_turn(self, seat: int) -> None:
         self.turn = seat
         self.phase = DRAW
-        self.pending = -1
-        self.at_once = False
-        self.forbidden = -1
+        self.must_meld = -1
+        self.must_meld_now = False
+        self.may_not_discard = -1
 
     # -- hand multisets --------------------------------------------------------------------
 
@@ -373,7 +420,7 @@ class Rummy500(GameState):
     def to_act(self) -> int | None:
         if self.over:
             return None
-        return self.asker if self.phase == CALL else self.turn
+        return self.asked if self.phase == CALL else self.turn
 
     def parse_action(self, text: str) -> Action:
         return parse_rummy500_action(text)
@@ -394,67 +441,88 @@ class Rummy500(GameState):
 
     # -- transitions -----------------------------------------------------------------------
 
-    def apply(self, action: Action) -> None:
+    # ``apply`` (Dispatch) calls the method marked for the action's kind; each resets
+    # the legal actions made for the decision it ends.
+
+    @applies(Discard)
+    def _discard(self, action: Discard) -> None:
         self._legal = None
         seat = self.turn
-        kind = type(action)
-        events = self.events
-        if kind is Discard:
-            assert isinstance(action, Discard)
-            card = action.card
-            self._remove(seat, card)
-            self.pile.append(card)
-            events.append(Event(seat, DISCARD_TEXTS[card]))
-            if self.size[seat] == 0:
-                self._end_hand("went out", seat)
-            else:
-                self._end_turn(seat, True)
-        elif kind is DrawStock:
-            card = self.stock[self.stock_pos]
-            self.stock_pos += 1
-            self._add(seat, card)
-            self.phase = PLAY
-            events.append(Event(seat, "draw stock"))
-            events.append(Event(seat, DREW_TEXTS[card], self._private[seat]))
-        elif kind is NewMeld or kind is LayOff:
-            self._place(seat, action)
-        elif kind is DrawDiscard:
-            card = self.pile.pop()
-            self._add(seat, card)
-            known = self.known[seat]
-            known[card] = known.get(card, 0) + 1
-            self.forbidden = card
-            self.phase = PLAY
-            events.append(Event(seat, DRAW_DISCARD_TEXTS[card]))
-        elif kind is DrawDeep:
-            assert isinstance(action, DrawDeep)
-            taken = self._take_from_pile(seat, action.depth)
-            self.pending = action.card
-            self.phase = PLAY
-            events.append(Event(seat, f"{action}: takes {format_ids(taken)}"))
-        elif kind is NoRummy:
-            events.append(Event(self.asker, "no rummy"))
-            nxt = (self.asker + 1) % self.num_seats
-            if nxt == self.discarder:
-                self._start_turn((self.discarder + 1) % self.num_seats)
-            else:
-                self.asker = nxt
-        elif kind is CallRummy:
-            assert isinstance(action, CallRummy)
-            caller = self.asker
-            taken = self._take_from_pile(caller, action.depth)
-            events.append(Event(caller, f"{action}: takes {format_ids(taken)}"))
-            self._start_turn(caller)
-            self.phase = PLAY
-            self.pending = action.card
-            self.at_once = True
-            if action.depth == 1:
-                self.forbidden = action.card
-        elif kind is Decline:
-            events.append(Event(seat, "decline"))
-            self._end_hand("stock empty and the player declined", None)
-        else:  # pragma: no cover - the referee checks legality first
-            raise IllegalActionError(f"{action} is not a Rummy 500 action")
+        card = action.card
+        self._remove(seat, card)
+        self.pile.append(card)
+        self.log.append(DISCARD_EVENTS[seat][card])
+        if self.size[seat] == 0:
+            self._end_hand("went out", seat)
+        else:
+            self._end_turn(seat, True)
+
+    @applies(DrawStock)
+    def _draw_stock(self, action: DrawStock) -> None:
+        self._legal = None
+        seat = self.turn
+        card = self.stock[self.stock_pos]
+        self.stock_pos += 1
+        self._add(seat, card)
+        self.phase = PLAY
+        log = self.log
+        log.append(DRAW_STOCK_EVENTS[seat])
+        log.append(Event(seat, DREW_TEXTS[card], self._private[seat]))
+
+    @applies(DrawDiscard)
+    def _draw_discard(self, action: DrawDiscard) -> None:
+        self._legal = None
+        seat = self.turn
+        card = self.pile.pop()
+        self._add(seat, card)
+        known = self.known[seat]
+        known[card] = known.get(card, 0) + 1
+        self.may_not_discard = card
+        self.phase = PLAY
+        self.log.append(DRAW_DISCARD_EVENTS[seat][card])
+
+    @applies(DrawDeep)
+    def _draw_deep(self, action: DrawDeep) -> None:
+        self._legal = None
+        seat = self.turn
+        taken = self._take_from_pile(seat, action.depth)
+        self.must_meld = action.card
+        self.phase = PLAY
+        self.log.append(Event(seat, f"{action}: takes {format_ids(taken)}"))
+
+    @applies(NoRummy)
+    def _no_rummy(self, action: NoRummy) -> None:
+        self._legal = None
+        self.log.append(Event(self.asked, "no rummy"))
+        nxt = (self.asked + 1) % self.num_seats
+        if nxt == self.discarder:
+            self._start_turn((self.discarder + 1) % self.num_seats)
+        else:
+            self.asked = nxt
+
+    @applies(CallRummy)
+    def _call_rummy(self, action: CallRummy) -> None:
+        self._legal = None
+        caller = self.asked
+        taken = self._take_from_pile(caller, action.depth)
+        self.log.append(Event(caller, f"{action}: takes {format_ids(taken)}"))
+        self._start_turn(caller)
+        self.phase = PLAY
+        self.must_meld = action.card
+        self.must_meld_now = True
+        if action.depth == 1:
+            self.may_not_discard = action.card
+
+    @applies(Decline)
+    def _decline(self, action: Decline) -> None:
+        self._legal = None
+        self.log.append(Event(self.turn, "decline"))
+        self._end_hand("stock empty and the player declined", None)
+
+    @applies(NewMeld, LayOff)
+    def _meld(self, action: NewMeld | LayOff) -> None:
+        self._legal = None
+        self._place(self.turn, action)
 
     def _place(self, seat: int, action: Action) -> None:
         """A new meld or a lay-off (R4, R5): cards leave the hand and score for ``seat``."""
@@ -483,18 +551,18 @@ class Rummy500(GameState):
                 points = JOKER_VALUE
             else:
                 points = LOW_ACE_VALUE if pos == 0 else values[action.card & 15]
-        met = self.pending >= 0 and holds(action, self.pending)
+        met = self.must_meld >= 0 and holds(action, self.must_meld)
         self.melded[seat] += points
-        self.events.append(Event(seat, str(action)))
+        self.log.append(Event(seat, str(action)))
         self._table_changed(tm, old_accept)
         if met:
-            self.pending = -1
-            self.at_once = False
-        if self.forbidden >= 0 and holds(action, self.forbidden):
-            self.forbidden = -1  # melded; a second copy left in hand may be discarded
+            self.must_meld = -1
+            self.must_meld_now = False
+        if self.may_not_discard >= 0 and holds(action, self.may_not_discard):
+            self.may_not_discard = -1  # melded; a second copy left in hand may be discarded
         if self.size[seat] == 0:
             if self.options.floating:  # R10: the player floats until their next turn
-                self.events.append(Event(seat, "floats"))
+                self.log.append(Event(seat, "floats"))
                 self._end_turn(seat, False)
             else:
                 self._end_hand("went out", seat)
@@ -569,7 +637,7 @@ class Rummy500(GameState):
             if calls:  # R6: ask the others in order from the discarder's left
                 self.calls = calls
                 self.discarder = seat
-                self.asker = (seat + 1) % self.num_seats
+                self.asked = (seat + 1) % self.num_seats
                 self.phase = CALL
                 self.turn = seat
                 return
@@ -587,11 +655,11 @@ class Rummy500(GameState):
         self.last_outcome = OutcomeView(
             self.number, reason, went_out, tuple(self.melded), left, left_points, hand_scores
         )
-        events = self.events
+        log = self.log
         who = "" if went_out is None else f"seat {went_out} "
-        events.append(Event(None, f"hand {self.number} over: {who}{reason}"))
+        log.append(Event(None, f"hand {self.number} over: {who}{reason}"))
         for s in range(n):
-            events.append(
+            log.append(
                 Event(
                     None,
                     f"seat {s} holds [{format_ids(left[s])}]: "
@@ -604,35 +672,9 @@ class Rummy500(GameState):
         won = top >= self.options.target and self.scores.count(top) == 1
         if won or self.hands_played >= self.options.max_hands:
             self.over = True
-            events.append(Event(None, "match over"))
+            log.append(Event(None, "match over"))
             return
         self._deal((self.dealer + 1) % n)
-
-    def clone(self) -> Rummy500:
-        """An independent copy (faster than a deep copy: cards and events are immutable)."""
-        other = Rummy500.__new__(Rummy500)
-        other.__dict__.update(self.__dict__)
-        other.events = list(self.events)
-        other._rng = SplitMix64(0)
-        other._rng.state = self._rng.state
-        other._decks = [list(d) for d in self._decks]
-        for name in (
-            "scores",
-            "held",
-            "held_twice",
-            "jokers_held",
-            "size",
-            "pile",
-            "melded",
-            "runs",
-            "takers",
-        ):
-            setattr(other, name, list(getattr(self, name)))
-        other.natural_layoffs = dict(self.natural_layoffs)
-        other.known = [dict(k) for k in self.known]
-        other.table = [tm.copy() for tm in self.table]
-        other._legal = None
-        return other
 
     # -- views and result ------------------------------------------------------------------
 

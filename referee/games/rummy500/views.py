@@ -134,9 +134,11 @@ def _hand_view(state: Rummy500, seat: int) -> HandView:
         stock_size=len(state.stock) - state.stock_pos,
         melded_points=tuple(state.melded),
         floating=tuple(floating and state.size[s] == 0 for s in range(n)),
-        must_meld=CARD_BY_ID[state.pending] if play and state.pending >= 0 else None,
-        must_meld_now=play and state.at_once,
-        may_not_discard=CARD_BY_ID[state.forbidden] if play and state.forbidden >= 0 else None,
+        must_meld=CARD_BY_ID[state.must_meld] if play and state.must_meld >= 0 else None,
+        must_meld_now=play and state.must_meld_now,
+        may_not_discard=CARD_BY_ID[state.may_not_discard]
+        if play and state.may_not_discard >= 0
+        else None,
         rummy_calls=tuple(str(a) for a in state.calls) if state.phase == CALL else (),
         turns=state.turns,
     )
