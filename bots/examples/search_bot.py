@@ -100,10 +100,11 @@ def evaluate(
     perspective = _perspective(view)
     while not values[0] or time.perf_counter() < deadline:
         seed = likely_seed(view, events, options, rng)
+        sampled = scenario.sample(view, events, random.Random(seed), options=options)
         for i, action in enumerate(tried):
-            # the same sample and dice for every action of the round (common random numbers)
-            state = scenario.sample(view, events, random.Random(seed), options=options)
-            values[i].append(playout(state, action, perspective, random.Random(seed)))
+            # the same sample and dice for every action of the round (common random
+            # numbers): each action is played on a clone of the one sample
+            values[i].append(playout(sampled.clone(), action, perspective, random.Random(seed)))
     base = values[tried.index(baseline)]
     return [
         ActionValue(a, statistics.fmean(v), len(v), _paired_stderr(v, base))
