@@ -21,6 +21,7 @@ import grpc
 from referee import settings
 from referee.auth import SECRET_ENV, SecretError, call_metadata, platform_secret
 from referee.clock import ClockRules
+from referee.record import deal_json
 from referee.wire import clock_to_proto, options_to_proto
 from rummyarena.v1 import match_pb2, match_pb2_grpc
 from worker.children import child_env
@@ -210,9 +211,12 @@ class RefereeLink:
         sessions: Sequence[str],
         clock: ClockRules | None = None,
         faults: Sequence[str] = (),
+        deal: Mapping[str, Any] | None = None,
     ) -> None:
         """Create a match whose seats are told to the bot sessions ``sessions``; a seat
-        with a fault in ``faults`` (its bot cannot play) forfeits before the deal."""
+        with a fault in ``faults`` (its bot cannot play) forfeits before the deal. With
+        ``deal``, a chosen deal's table (:func:`referee.scenario.deal`), the first hand
+        is dealt from it and what it leaves out from ``seed``."""
         request = match_pb2.CreateMatchRequest(
             game=game,
             seed=seed,
@@ -220,6 +224,7 @@ class RefereeLink:
             seat_sessions=list(sessions),
             match_id=match_id,
             seat_faults=list(faults) if any(faults) else [],
+            deal=deal_json(deal) if deal is not None else "",
         )
         options_to_proto(dict(options), request.options)
         if clock is not None:

@@ -21,7 +21,7 @@ MATCH_STATE_RUNNING: MatchState
 MATCH_STATE_FINISHED: MatchState
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "options", "seed", "seat_names", "clock", "match_id", "seat_sessions", "seat_faults")
+    __slots__ = ("game", "options", "seed", "seat_names", "clock", "match_id", "seat_sessions", "seat_faults", "deal")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,7 @@ class CreateMatchRequest(_message.Message):
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_SESSIONS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FAULTS_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
     game: str
     options: _containers.MessageMap[str, _common_pb2.OptionValue]
     seed: int
@@ -45,7 +46,8 @@ class CreateMatchRequest(_message.Message):
     match_id: str
     seat_sessions: _containers.RepeatedScalarFieldContainer[str]
     seat_faults: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., match_id: _Optional[str] = ..., seat_sessions: _Optional[_Iterable[str]] = ..., seat_faults: _Optional[_Iterable[str]] = ...) -> None: ...
+    deal: str
+    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, _common_pb2.OptionValue]] = ..., seed: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[_common_pb2.ClockRules, _Mapping]] = ..., match_id: _Optional[str] = ..., seat_sessions: _Optional[_Iterable[str]] = ..., seat_faults: _Optional[_Iterable[str]] = ..., deal: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "tokens")
