@@ -31,6 +31,7 @@ from arena.commands import (
     option_argument,
     print_table,
 )
+from arena.commands.deal_option import check_deal, read_deal
 from arena.commands.engine import game_options
 from referee import settings
 
@@ -153,7 +154,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from referee.clock import ClockRules
     from referee.games import get_game
 
-    deal = _deal_file(args) if args.deal is not None else None
+    deal = read_deal(args.deal) if args.deal is not None else None
+    if deal is not None:
+        args.game = deal["game"]  # the file's game is played
     spec = get_game(args.game)
     options = game_options(args.game, args.option)  # named before any process starts
     if deal is not None:
@@ -188,7 +191,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CommandError(f"--seed must be in 0..2**63-1, not {seed}")
     pairings = schedule(n, args.games, seed, args.duplicate)
     if deal is not None:
-        _check_deal(deal, options, n, args.deal)
+        check_deal(deal, options, n, args.deal)
         if "seed" in deal:  # the file's seed deals what it leaves out, every match alike
             pairings = [dataclasses.replace(p, seed=deal["seed"]) for p in pairings]
     names = labels(args.bots)
@@ -235,30 +238,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:
         _print_table(args.game, stats, played)
     return 0
-
-
-def _deal_file(args: argparse.Namespace) -> dict[str, Any]:
-    """The deal file, read and checked before any process starts; its game is played."""
-    from referee.scenario import ScenarioError, load_deal
-
-    try:
-        deal = load_deal(args.deal)
-    except ScenarioError as exc:
-        raise CommandError(str(exc)) from None
-    args.game = deal["game"]
-    return deal
-
-
-def _check_deal(deal: dict[str, Any], options: dict[str, Any], seats: int, path: Path) -> None:
-    """Deal the file's deal once, so that a deal the rules cannot reach is one line
-    naming it before any process starts."""
-    from referee.engine import EngineError
-    from referee.scenario import deal as chosen
-
-    try:
-        chosen(deal["game"], deal["deal"], options=options, seats=seats, seed=deal.get("seed", 0))
-    except EngineError as exc:
-        raise CommandError(f"{path}: {exc}") from None
 
 
 def summarise(
