@@ -150,6 +150,10 @@ RUN: dict[str, Run] = {
         "two matches from the chosen deal of docs/bots.md",
         files={"deal.toml": "bots.md: Chosen deals"},
     ),
+    "arena bot check bots/examples/heuristic_bot.py --deal deal.toml": Run(
+        "the heuristic bot's qualification, and the chosen deal of docs/bots.md at both seats",
+        files={"deal.toml": "bots.md: Chosen deals"},
+    ),
     "arena play a.py b.py --option max_hands=0": Run(
         "a bad option is refused in one line (output compared)",
         files={"a.py": "bots/examples/random_bot.py", "b.py": "bots/examples/minimal_bot.py"},
@@ -220,7 +224,7 @@ NOT_RUN: dict[str, str] = {
     "arena bot submit bots/examples/": "the tournament walk-through's first step; the README's "
     "`arena bot submit` of an example bot is run",
     "arena bot check": "the reader's own bot; tests/test_bot_check.py checks bots that pass, "
-    "crash, never answer and do not compile",
+    "crash, never answer and do not compile, and bots on chosen deals",
     "arena bot retire": "needs the reader's bot in the store (tests/test_users.py retires bots)",
     "arena user key": "needs a user made first (tests/test_users.py makes, lists and revokes keys)",
     "arena login": "needs a platform served by `arena web` and a key (tests/test_remote.py "

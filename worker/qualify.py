@@ -11,6 +11,10 @@ decision legally and in time. A failure is reported with the referee's status fo
 seat, the decision it failed on (its view and the legal actions it was given) and the
 tail of what the bot wrote to its standard error.
 
+A bot's author may add chosen deals (``arena bot check --deal FILE``): each is played
+once with the bot at each of its seats in turn, the random bot at the others, on the
+same host and clock, and reported and judged as the qualification's matches are.
+
 :func:`qualify` is the check itself, with no database (``arena bot check`` runs it
 before a submission); :func:`run` qualifies a stored version and records the outcome
 (the worker's ``arena.qualify`` task, and ``arena bot submit`` on the platform's own
@@ -24,7 +28,7 @@ import logging
 import secrets
 import tarfile
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,27 @@ SHORT = {"flip-flop": {"max_rounds": 1}}
 ONE_HAND = {"max_hands": 1}
 #: The pool's id of the random bot (bot version ids start at 1).
 _OPPONENT = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChosenDeal:
+    """A chosen deal (docs/bots.md, "Chosen deals") the candidate also plays, at each of
+    its ``seats`` in turn: ``name`` is how the report names it (its file), ``deal`` its
+    table, ``options`` the match's (:func:`match_options`); what the table leaves out is
+    dealt from ``seed`` (when None, from one drawn for the deal: every seat is dealt the
+    same cards)."""
+
+    name: str
+    deal: Mapping[str, Any]
+    seats: int
+    options: Mapping[str, Any]
+    seed: int | None = None
+
+
+def match_options(game: str, chosen: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The options of a qualification match of ``game``: one hand (one round of Flip
+    Flop), under any ``chosen`` (a deal file's) that set more."""
+    return {**SHORT.get(game, ONE_HAND), **(chosen or {})}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -139,10 +164,13 @@ def qualify(
     runtime: str | None = None,
     version_id: int = 1,
     counts: Sequence[int] | None = None,
+    deals: Sequence[ChosenDeal] = (),
 ) -> dict[str, Any]:
     """Host the bot (``version_id`` names it in the pool: its sandbox uid) and play its
-    qualification matches; the report (docs/bots.md). :class:`~worker.sandbox.SandboxUnavailable`
-    when this host cannot confine it and the sandbox is not off."""
+    qualification matches, then each of ``deals`` at each of its seats; the report
+    (docs/bots.md), with ``deals`` when some were given.
+    :class:`~worker.sandbox.SandboxUnavailable` when this host cannot confine it and the
+    sandbox is not off."""
     box = sandbox.configure(settings.sandbox_mode())
     manifest = {"command": list(command), "runtime": runtime}
     versions = _Versions(version_id, archive, manifest)
@@ -151,7 +179,13 @@ def qualify(
     with tempfile.TemporaryDirectory(prefix="arena-qualify-") as root:
         pool = BotPool(versions, link, root=Path(root), sandbox=box)
         try:
-            return _qualify(pool, link, _Hosted(pool, version_id), game, counts, box.mode)
+            candidate = _Hosted(pool, version_id)
+            report = _qualify(pool, link, candidate, game, counts, box.mode)
+            if deals:
+                played = [_play_deal(pool, link, candidate, game, d) for d in deals]
+                report["deals"] = [m for matches in played for m in matches]
+                report["qualified"] = report["qualified"] and all(m["ok"] for m in report["deals"])
+            return report
         finally:
             pool.close()
             link.close()
@@ -192,35 +226,65 @@ def _qualify(
     }
 
 
+def _play_deal(
+    pool: BotPool, link: RefereeLink, candidate: _Hosted, game: str, chosen: ChosenDeal
+) -> list[dict[str, Any]]:
+    """The chosen deal played once with the candidate at each of its seats, each dealt
+    the same cards: every seat is a position of its own, so a failure at one does not
+    end the others."""
+    if chosen.seed is None:
+        chosen = dataclasses.replace(chosen, seed=secrets.randbits(63))
+    out = []
+    for seat in range(chosen.seats):
+        played = _play(pool, link, candidate, game, chosen.seats, seat=seat, chosen=chosen)
+        out.append({"deal": chosen.name, "seat": seat, "seed": chosen.seed, **played})
+    return out
+
+
 def _play(
-    pool: BotPool, link: RefereeLink, candidate: _Hosted | _Remote, game: str, seats: int
+    pool: BotPool,
+    link: RefereeLink,
+    candidate: _Hosted | _Remote,
+    game: str,
+    seats: int,
+    *,
+    seat: int = 0,
+    chosen: ChosenDeal | None = None,
 ) -> dict[str, Any]:
-    """One qualification match of ``seats`` players, the candidate at seat 0."""
+    """One qualification match of ``seats`` players, the candidate at ``seat`` and the
+    random bot at the others, dealt from ``chosen`` when given."""
+    from referee.record import deal_json
     from referee.wire import decode_record
 
-    match_id = f"qualify-{seats}-{secrets.token_hex(4)}"
-    names = ["candidate", *(f"random_bot {i}" for i in range(1, seats))]
-    opponents = [pool.session(_OPPONENT) for _ in range(1, seats)]
+    kind = "qualify" if chosen is None else f"qualify-deal-{seat}"
+    match_id = f"{kind}-{seats}-{secrets.token_hex(4)}"
+    names = ["candidate" if i == seat else f"random_bot {i}" for i in range(seats)]
+    sessions = ["" if i == seat else pool.session(_OPPONENT) for i in range(seats)]
+    faults = [""] * seats
     try:
-        sessions, faults = [candidate.session(), *opponents], [""] * seats
+        sessions[seat] = candidate.session()
     except BotStartError as exc:  # the bot cannot start: its seat forfeits
-        sessions, faults = ["", *opponents], [str(exc), *([""] * (seats - 1))]
+        faults[seat] = str(exc)
     link.create_match(
         match_id,
         game,
-        SHORT.get(game, ONE_HAND),
-        secrets.randbits(63),
+        match_options(game) if chosen is None else chosen.options,
+        secrets.randbits(63) if chosen is None or chosen.seed is None else chosen.seed,
         names,
         sessions,
         ClockRules(),
         faults,
+        deal=None if chosen is None else chosen.deal,
     )
     record = decode_record(link.wait(match_id, MATCH_S, release=True).record_data)
-    seat = record.seats[0]
-    out: dict[str, Any] = {"seats": seats, "status": seat.status, "ok": seat.status == "ok"}
+    if chosen is not None and record.deal != deal_json(chosen.deal):
+        # a referee older than chosen deals in CreateMatch dealt the match from its seed
+        raise RuntimeError(f"the referee at {link.address} did not deal {chosen.name}")
+    status = record.seats[seat].status
+    out: dict[str, Any] = {"seats": seats, "status": status, "ok": status == "ok"}
     if not out["ok"]:
-        out["reason"] = faults[0] or _reason(seat.status, candidate.exit_note())
-        out["decision"] = _failed_decision(record)
+        out["reason"] = faults[seat] or _reason(status, candidate.exit_note())
+        out["decision"] = _failed_decision(record, seat)
         out["stderr"] = candidate.stderr()[-STDERR_SHOWN:]
     return out
 
@@ -235,8 +299,8 @@ def _reason(status: str, exit_note: str | None) -> str:
     return said + (f" ({exit_note})" if exit_note else "")
 
 
-def _failed_decision(record: Any) -> dict[str, Any] | None:
-    """The first decision seat 0 did not answer well: its view and legal actions, found
+def _failed_decision(record: Any, seat: int = 0) -> dict[str, Any] | None:
+    """The first decision ``seat`` did not answer well: its view and legal actions, found
     by re-running the engine on the record to that point; None if it failed before any
     decision (it never joined)."""
     from google.protobuf.json_format import MessageToDict
@@ -248,7 +312,7 @@ def _failed_decision(record: Any) -> dict[str, Any] | None:
         (
             i
             for i, a in enumerate(record.actions)
-            if a.seat == 0 and a.source != "bot" and a.source != "forced"
+            if a.seat == seat and a.source != "bot" and a.source != "forced"
         ),
         None,
     )
@@ -259,7 +323,7 @@ def _failed_decision(record: Any) -> dict[str, Any] | None:
         pass
     return {
         "action": position,
-        "view": MessageToDict(view_to_proto(state.view(0))),
+        "view": MessageToDict(view_to_proto(state.view(seat))),
         "legal_actions": [str(a) for a in state.legal_actions()],
         "referee_chose": record.actions[position].text,
         "source": record.actions[position].source,

@@ -659,10 +659,12 @@ def _version_row(v: dict[str, Any]) -> tuple[str, ...]:
 
 
 def print_report(report: dict[str, Any], *, verdict: bool = True) -> None:
-    """The report as text: a line per match, what went wrong and (``verdict``) whether
-    the bot may be submitted."""
-    for m in report["matches"]:
-        print(f"{m['seats']} seats: {m['status']}")
+    """The report as text: a line per match (a chosen deal's by its file and the bot's
+    seat), what went wrong and (``verdict``) whether the bot may be submitted."""
+    shown = [(f"{m['seats']} seats", m) for m in report["matches"]]
+    shown += [(f"{m['deal']}, seat {m['seat']}", m) for m in report.get("deals", ())]
+    for label, m in shown:
+        print(f"{label}: {m['status']}")
         if m["ok"]:
             continue
         print(f"  why: {m['reason']}")

@@ -3,20 +3,25 @@ machine before submitting it (docs/bots.md, "Checking a bot"). No database.
 
 The bot is packed as ``arena bot submit`` packs it and checked as a submission is (its
 manifest, entry point, files, limits), then qualified as the platform qualifies a new
-version (:mod:`worker.qualify`): the same matches, the same report."""
+version (:mod:`worker.qualify`): the same matches, the same report. With ``--deal FILE``
+it also plays each chosen deal at each of the deal's seats, and must pass those too."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.app import bots as app_bots
 from arena.app.errors import Invalid
 from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument
 from arena.commands.bot import package, print_report
+from arena.commands.deal_option import check_deal, read_deal
+
+if TYPE_CHECKING:
+    from worker.qualify import ChosenDeal
 
 
 def register(sub: Any, bench_sub: Any) -> None:
@@ -29,10 +34,21 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena bot check mybot/ --game hollywood-gin",
             "arena bot check my_bot.py --game rummy-500 --json",
+            "arena bot check my_bot.py --deal deal.toml --deal other.json",
         ),
     )
     check.add_argument("path", type=Path, help="a Python bot file, or a folder with a manifest")
-    game_argument(check)
+    game_argument(check, required=False)
+    check.add_argument(
+        "--deal",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also play the chosen deal this TOML or JSON file names (docs/bots.md, 'Chosen "
+        "deals') once with the bot at each of its seats, the random bot at the others; "
+        "repeatable; the files' game is played (--game, if given, must agree)",
+    )
     json_argument(check, "the qualification report")
     check.set_defaults(func=cmd_check)
 
@@ -44,10 +60,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     from worker.qualify import qualify
     from worker.sandbox import SandboxUnavailable
 
+    deals = [read_deal(path) for path in args.deal]
+    if args.game is None and not deals:
+        raise CommandError("name the game: --game GAME, or a --deal FILE of that game")
+    game = args.game or deals[0]["game"]
     try:
-        get_game(args.game)
+        get_game(game)
     except UnknownGameError as exc:
         raise CommandError(str(exc)) from None
+    chosen = [_chosen(path, deal, game, args) for path, deal in zip(args.deal, deals, strict=True)]
     bot = package(args.path)
     try:  # the checks of a submission, with their words
         app_bots.check_command(bot.command)
@@ -56,7 +77,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except Invalid as exc:
         raise CommandError(str(exc)) from None
     try:
-        report = qualify(bot.archive, bot.command, args.game, runtime=runtime)
+        report = qualify(bot.archive, bot.command, game, runtime=runtime, deals=chosen)
     except SandboxUnavailable as exc:
         raise CommandError(str(exc)) from None
     if args.json:
@@ -64,3 +85,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         print_report(report)
     return 0 if report["qualified"] else 1
+
+
+def _chosen(path: Path, deal: dict[str, Any], game: str, args: argparse.Namespace) -> ChosenDeal:
+    """The deal file at ``path``, of ``game`` and dealt once with the options and seats it
+    will be played with, as the qualification plays it."""
+    from referee.games import get_game
+    from worker.qualify import ChosenDeal, match_options
+
+    if deal["game"] != game:
+        given = "--game" if args.game is not None else f"the game of {args.deal[0]}"
+        raise CommandError(f"{path} is a deal of {deal['game']}, not of {game} ({given})")
+    seats = deal.get("seats", get_game(game).default_seats)
+    options = match_options(game, deal.get("options"))
+    check_deal(deal, options, seats, path)
+    return ChosenDeal(str(path), deal["deal"], seats, options, deal.get("seed"))
