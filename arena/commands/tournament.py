@@ -523,7 +523,7 @@ def follow(platform: Platform, tournament: Tournament, quiet: bool, *, sweep: bo
     wake = threading.Event()
     stop = threading.Event()
     client = redis.Redis.from_url(platform.redis_url)
-    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call,unused-ignore]  # untyped before redis 8.2
     pubsub.subscribe(notices.tournament_channel(tournament.id))
 
     def listen() -> None:
