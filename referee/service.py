@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import os
 import resource
@@ -370,6 +371,9 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
             if not names:
                 raise ProtocolError("INVALID_ARGUMENT", "seat_names names no seat")
             clock = wire.clock_from_proto(request.clock, self.referee.default_clock)
+            deal = json.loads(request.deal) if request.deal else None  # a ValueError if not JSON
+            if deal is not None and not isinstance(deal, dict):
+                raise ProtocolError("INVALID_ARGUMENT", "deal is not a JSON object")
             match = self.referee.create(
                 request.game,
                 wire.options_from_proto(request.options),
@@ -379,6 +383,7 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
                 request.match_id,
                 request.seat_sessions,
                 request.seat_faults,
+                deal,
             )
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
