@@ -80,30 +80,25 @@ class Event(NamedTuple):
 Deferred = tuple[int | None, Any, "tuple[Any, ...] | None", "frozenset[int] | None"]
 
 
-class EventLog:
+class EventLog(list[Event | Deferred]):
     """The events of a match, in order: what every engine logs to.
 
-    An engine appends an :class:`Event` (often one made once and shared: events are
-    immutable) or a :data:`Deferred` entry through :attr:`append`, the bound ``append``
-    of the list, so a log costs no more than a list on the hot path. Readers get
-    :class:`Event` values only (:meth:`made`)."""
+    The log is the list of its entries as logged: an engine appends an :class:`Event`
+    (often one made once and shared: events are immutable) or a :data:`Deferred` entry
+    with the list's own ``append``, which costs no more than any list's on the hot
+    path. Readers get :class:`Event` values only, from :meth:`made`."""
 
-    __slots__ = ("_entries", "_made", "append")
+    __slots__ = ("_made",)
 
     def __init__(self, events: Sequence[Event] = ()) -> None:
-        self._entries: list[Event | Deferred] = list(events)
-        self._made: list[Event] = list(events)  # the events of entries[:len(made)]
-        self.append: Callable[[Event | Deferred], None] = self._entries.append
-
-    def __len__(self) -> int:
-        return len(self._entries)
+        super().__init__(events)
+        self._made: list[Event] = list(events)  # the events of self[:len(made)]
 
     def made(self) -> list[Event]:
         """Every event so far, in order, texts made (the list is the log's own: read it)."""
         made = self._made
-        entries = self._entries
-        if len(made) < len(entries):
-            for entry in entries[len(made) :]:
+        if len(made) < len(self):
+            for entry in self[len(made) :]:
                 if isinstance(entry, Event):
                     made.append(entry)
                 else:
@@ -115,18 +110,17 @@ class EventLog:
         """Forget the first ``count`` events."""
         self.made()  # the two lists stay in step
         del self._made[:count]
-        del self._entries[:count]
+        del self[:count]
 
     def copy(self) -> EventLog:
         """An independent copy (the entries themselves are immutable and shared)."""
-        other = EventLog.__new__(EventLog)
-        other._entries = list(self._entries)
-        other._made = list(self._made)
-        other.append = other._entries.append
+        other = EventLog()
+        other.extend(self)
+        other._made = self._made[:]
         return other
 
-    # ``append`` is the list's own method: a copy must be given its own list's
-    __copy__ = copy
+    def __copy__(self) -> EventLog:
+        return self.copy()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
         return self.copy()
@@ -148,8 +142,9 @@ def applies(*kinds: type[Action]) -> Callable[[_Handler], _Handler]:
 
 
 class Dispatch:
-    """``apply`` by the kind of the action, through the methods marked :func:`applies`
-    (the table, ``handlers``, is made once per class, inherited marks included)."""
+    """``apply`` by the kind of the action, through the methods marked :func:`applies`:
+    the table, ``handlers``, is made once per class (inherited marks included), and
+    so is ``apply`` unless the class writes its own."""
 
     __slots__ = ()
     handlers: ClassVar[dict[type, Callable[[Any, Any], None]]] = {}
@@ -162,15 +157,30 @@ class Dispatch:
                 for kind in getattr(method, "applies", ()):
                     table[kind] = method
         cls.handlers = table
+        if table and "apply" not in vars(cls):
+            cls.apply = _dispatcher(table)  # type: ignore[method-assign,assignment]
 
     def apply(self, action: Action) -> None:
         """Apply a legal action of the seat to act. Trusts its caller: see
         :meth:`GameState.apply_checked` for untrusted input."""
+        raise IllegalActionError(f"{action} is not a {type(self).__name__} action")
+
+
+def _dispatcher(table: dict[type, Callable[[Any, Any], None]]) -> Callable[[Any, Action], None]:
+    """The ``apply`` of a class whose handlers are ``table`` (one look-up in a local
+    table and the call: ``apply`` is the engines' hottest method)."""
+    get = table.__getitem__
+
+    def apply(self: Any, action: Action) -> None:
+        """Apply a legal action of the seat to act (the method marked for its kind).
+        Trusts its caller: see :meth:`GameState.apply_checked` for untrusted input."""
         try:
-            handler = self.handlers[type(action)]
+            handler = get(type(action))
         except KeyError:
             raise IllegalActionError(f"{action} is not a {type(self).__name__} action") from None
         handler(self, action)
+
+    return apply
 
 
 Copier = Callable[[Any], Any]

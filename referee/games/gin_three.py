@@ -39,6 +39,9 @@ from referee.games.gin_hand import (
 )
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
+#: what a Gin hand does with each kind of action (its ``apply`` table)
+PLAY = GinHand.handlers
+
 
 @dataclass(frozen=True, slots=True)
 class GinThreeOptions(GinMatchOptions):
@@ -251,7 +254,7 @@ class GinThree(GameState):
             return
         hand = self.hand
         was_captain = hand.turn == roles.captain
-        hand.apply(action)
+        PLAY[type(action)](hand, action)  # the hand's apply, one call fewer
         if was_captain:
             self.advice, self.advised = None, False
         if hand.phase is PHASE_OVER:

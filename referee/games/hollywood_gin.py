@@ -36,6 +36,8 @@ from referee.games.gin_hand import (
 from referee.games.gin_views import HandView, OutcomeView, hand_view, outcome_view
 
 COLUMNS = 3
+#: what a Gin hand does with each kind of action (its ``apply`` table)
+PLAY = GinHand.handlers
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +221,7 @@ class HollywoodGin(GameState):
 
     def apply(self, action: Action) -> None:
         hand = self.hand
-        hand.apply(action)
+        PLAY[type(action)](hand, action)  # the hand's apply, one call fewer
         if hand.phase is PHASE_OVER:
             assert hand.outcome is not None
             self._score(hand, hand.outcome)
