@@ -19,7 +19,7 @@ from arena.app.errors import Invalid
 from tests.store_fixtures import finished_match, make_bots
 from worker import duel
 from worker.sprt import Sprt
-from worker.store import Store, TableResult, Tournament
+from worker.store import SeatResultRow, Store, TableResult, Tournament
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -174,7 +174,7 @@ def test_a_duel_is_checked_before_anything_is_stored(store: Store) -> None:
     make_bots(store, 2)
     make_bots(store, 1, game="gin-three")
     for settings, expected in (
-        ({"game": "gin-three"}, "needs a two-player game"),
+        ({"seats": 3}, "hollywood-gin is played by 2–2, not 3"),
         ({"elo0": 5, "elo1": 5}, "must be below"),
         ({"alpha": 0}, "alpha and beta"),
         ({"batch": 1, "duplicate": True}, "at least 2"),
@@ -189,3 +189,58 @@ def test_a_duel_is_checked_before_anything_is_stored(store: Store) -> None:
             duels.create(store, PLATFORM, **asked)
         assert expected in str(refused.value), (settings, refused.value)
     assert store.list_tournaments() == []
+
+
+def test_a_table_of_three_puts_a_in_each_seat_in_turn_and_b_in_the_others(
+    store: Store,
+) -> None:
+    """At a table of more than two (gin-three's only table), A goes round the seats; in a
+    duplicate duel each deal is played once with A in each seat, whole sets only."""
+    a, b = make_bots(store, 2, game="gin-three")
+    made = duels.create(
+        store, PLATFORM, a="bot0", b="bot1", game="gin-three", elo1=50, seed=3, batch=7,
+        duplicate=True, dispatch=lambda t, n: None,
+    )  # fmt: skip
+    queued = sorted(
+        store.list_matches(tournament_id=made.tournament, state="queued"), key=lambda m: m.id
+    )
+    assert [(m.duplicate_set, m.rotation, m.seats) for m in queued] == [
+        (0, 0, (a, b, b)),
+        (0, 1, (b, a, b)),
+        (0, 2, (b, b, a)),
+        (1, 0, (a, b, b)),
+        (1, 1, (b, a, b)),
+        (1, 2, (b, b, a)),
+    ]  # a batch of 7 holds two whole sets
+    assert len({m.seed for m in queued[:3]}) == 1 and queued[0].seed != queued[3].seed
+    assert duels.status(store, PLATFORM, made.tournament)["seats"] == 3
+
+
+def test_at_a_table_of_three_a_scores_its_mean_against_bs_seats(store: Store) -> None:
+    """A game's score is A's pairwise score against B's seats (ratings, decision 9): first
+    of three scores 1, second ½, last 0, a tie for first ¾; a duplicate set of three games
+    is one outcome, its mean, counted once the set is done."""
+    settings = duel.Settings(1, 2, 0, 50, 0.05, 0.05, True, 6, 600, 0, seats=3)
+
+    def game(match: int, dup: int, place: int, ranks: tuple[int, ...]) -> TableResult:
+        versions = [1 if s == place else 2 for s in range(3)]
+        seats = tuple(
+            SeatResultRow(v, r, 0, "ok", False) for v, r in zip(versions, ranks, strict=True)
+        )
+        return TableResult(match, dup, seats)
+
+    results = [
+        game(1, 0, 0, (0, 1, 2)),  # A first: 1
+        game(2, 0, 1, (0, 1, 2)),  # A second: 1/2
+        game(3, 1, 0, (0, 0, 1)),  # A level with one B, above the other: 3/4
+        game(4, 0, 2, (0, 0, 1)),  # A last: 0; the first set is done, mean 1/2
+    ]
+    test = duel.run_test(settings, results)
+    sprt = test.sprt
+    assert sprt.opponents == 2 and sprt.games == 3 and sprt.outcomes == 1
+    assert sprt.scores[sprt.counts.index(1)] == 0.5
+    plain = duel.Settings(1, 2, 0, 50, 0.05, 0.05, False, 6, 600, 0, seats=3)
+    sprt = duel.run_test(plain, results).sprt
+    assert [sprt.scores[i] for i, c in enumerate(sprt.counts) for _ in range(c)] == [
+        0.0, 0.5, 0.75, 1.0,
+    ]  # fmt: skip

@@ -23,6 +23,8 @@ from worker.sprt import (
 )
 
 DUELS = 300
+#: What a duel keeps of its test and resumes it from (:meth:`Sprt.as_dict`).
+RESUMED = ("elo0", "elo1", "alpha", "beta", "pentanomial", "counts", "pending", "opponents")
 
 
 def _rate_bound(p: float) -> float:
@@ -212,3 +214,43 @@ def test_simulate_stops_at_max_games_without_verdict() -> None:
     duel = simulate(25, 0, 50, rng=np.random.default_rng(14), max_games=10)
     assert duel.verdict == "continue"
     assert duel.games == 10
+
+
+def test_a_table_of_three_counts_pairwise_scores_in_quarters() -> None:
+    """Against two seats of B a game's score is a multiple of 1/4 (A's mean against each
+    seat), and a duplicate set of three games is one outcome in twelfths; with one
+    opponent the bins are the trinomial and pentanomial ones."""
+    plain = Sprt(0, 50, opponents=2)
+    assert plain.scores == (0.0, 0.25, 0.5, 0.75, 1.0)
+    for score in (1.0, 0.75, 0.75, 0.0):
+        plain.add_game(score)
+    assert plain.counts == [1, 0, 0, 2, 1] and plain.games == 4
+    with pytest.raises(ValueError, match="multiple of 1/4"):
+        plain.add_game(0.6)
+    sets = Sprt(0, 50, pentanomial=True, opponents=2)
+    assert len(sets.scores) == 13 and sets.scores[6] == 0.5
+    sets.add_set([1.0, 0.5, 0.25])  # mean 7/12
+    assert sets.counts[7] == 1 and sets.games == 3
+    with pytest.raises(ValueError, match="whole sets"):
+        sets.add_game(1.0)
+    with pytest.raises(ValueError, match="a set is 3 games"):
+        sets.add_set([1.0, 1.0])
+    again = Sprt(**{k: sets.as_dict()[k] for k in RESUMED})
+    assert again.llr() == sets.llr() and again.opponents == 2
+    assert Sprt(0, 50).scores == TRINOMIAL_SCORES
+    assert Sprt(0, 50, pentanomial=True).scores == PENTANOMIAL_SCORES
+
+
+def test_at_a_table_of_three_all_wins_accept_h1_and_even_play_does_not() -> None:
+    """The exact LLR works on any outcome bins: a bot that finishes first every time
+    is accepted stronger in a few dozen games; one that scores the mean of a fair table
+    (first, second, last in turn) never is."""
+    strong = Sprt(0, 50, opponents=2)
+    while strong.status() == "continue":
+        strong.add_game(1.0)
+    assert strong.status() == "H1" and strong.games < 40
+    even = Sprt(0, 50, opponents=2)
+    for _ in range(300):
+        for score in (1.0, 0.5, 0.0):
+            even.add_game(score)
+    assert even.status() == "H0"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from worker.ratings import SeatResult, effective_ranks
-from worker.sprt import Sprt, Verdict, game_score
+from worker.sprt import Sprt, Verdict, table_score
 from worker.store import DuelStep, ScheduledMatch, Store, TableResult, Tournament
 
 #: A duel's defaults: matches queued or running at once, and games before it stops
@@ -38,8 +38,9 @@ Drain = Callable[[int, int], object]
 @dataclass(frozen=True, slots=True)
 class Settings:
     """A duel's test as its tournament keeps it: A and B (bot version ids), the SPRT's
-    hypotheses and error rates, whether each deal is played twice (pentanomial), how
-    many matches it keeps in flight, its game limit, and the seed its deals come from."""
+    hypotheses and error rates, whether each deal is played once with A in each seat
+    (pentanomial, at two seats), how many matches it keeps in flight, its game limit, the
+    seed its deals come from, and the seats at the table (A in one, B in the others)."""
 
     a: int
     b: int
@@ -51,23 +52,32 @@ class Settings:
     batch: int = BATCH
     max_games: int = MAX_GAMES
     seed: int = 0
+    seats: int = 2
 
     def __post_init__(self) -> None:
-        Sprt(self.elo0, self.elo1, self.alpha, self.beta, pentanomial=self.pentanomial)
+        self.sprt()
         if self.batch < self.unit or self.max_games < self.unit:
-            per = "pair" if self.pentanomial else "game"
+            per = "game" if not self.pentanomial else "pair" if self.seats == 2 else "set"
             raise ValueError(
                 f"batch and max_games must be at least {self.unit} (a duel plays whole {per}s)"
             )
 
     @property
     def unit(self) -> int:
-        """Matches of one outcome: a game, or the two games of a duplicate pair."""
-        return 2 if self.pentanomial else 1
+        """Matches of one outcome: a game, or the games of a duplicate set (a pair at two
+        seats)."""
+        return self.seats if self.pentanomial else 1
 
     def sprt(self) -> Sprt:
         """A new test with these hypotheses and error rates."""
-        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, pentanomial=self.pentanomial)
+        return Sprt(
+            self.elo0,
+            self.elo1,
+            self.alpha,
+            self.beta,
+            pentanomial=self.pentanomial,
+            opponents=self.seats - 1,
+        )
 
     def as_options(self) -> dict[str, Any]:
         """What a duel's tournament keeps of it in its options (beside the game's options
@@ -85,13 +95,15 @@ class Settings:
             "batch": self.batch,
             "max_games": self.max_games,
             "seed": self.seed,
+            "seats": self.seats,
         }
 
     @classmethod
     def of(cls, tournament: Tournament) -> Settings | None:
         """The duel's settings, or None for a tournament that is not a duel or whose test
         cannot be read. A duel made before the platform ran duels (its command did) kept
-        neither A and B nor its batch: A is then its first entry and B its last."""
+        neither A and B nor its batch: A is then its first entry and B its last; one made
+        before duels had tables of more than two kept no seats: it has two."""
         options = tournament.options
         stored = options.get("sprt")
         if tournament.format != "duel" or not isinstance(stored, Mapping):
@@ -109,6 +121,7 @@ class Settings:
                 batch=int(options.get("batch", BATCH)),
                 max_games=int(options.get("max_games", MAX_GAMES)),
                 seed=int(options.get("seed", 0)),
+                seats=int(options.get("seats", 2)),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -127,26 +140,26 @@ class Test:
 
 
 def run_test(settings: Settings, results: Sequence[TableResult]) -> Test:
-    """The duel's test over ``results`` (its done matches, in match id order). A duplicate
-    pair counts once both its games are done, so a game whose partner is still being
+    """The duel's test over ``results`` (its done matches, in match id order). A game's
+    score is A's against the other seats (:func:`worker.sprt.table_score`). A duplicate
+    set counts once all its games are done, so a game whose partners are still being
     played counts nothing yet (``docs/architecture.md``, decision 13); a forfeit ranks
     last."""
     sprt = settings.sprt()
-    pairs: dict[int, list[float]] = {}
+    sets: dict[int, list[float]] = {}
     decided: dict[str, Any] | None = None
     for r in results:
         versions = [s.version for s in r.seats]
-        if len(versions) != 2 or settings.a not in versions:
+        if len(versions) != settings.seats or settings.a not in versions:
             continue
         ranks = effective_ranks([SeatResult(s.version, s.rank, s.forfeit) for s in r.seats])
-        mine = versions.index(settings.a)
-        score = game_score(ranks[mine], ranks[1 - mine])
+        score = table_score(ranks, versions.index(settings.a))
         if sprt.pentanomial and r.duplicate_set is not None:
-            pair = pairs.setdefault(r.duplicate_set, [])
-            pair.append(score)
-            if len(pair) < 2:
+            games = sets.setdefault(r.duplicate_set, [])
+            games.append(score)
+            if len(games) < settings.seats:
                 continue
-            sprt.add_pair(*pair)
+            sprt.add_set(games)
         else:
             sprt.add_game(score)
         if decided is None and sprt.status() != "continue":
@@ -162,15 +175,17 @@ def deal_seed(seed: int, deal: int) -> int:
 
 def next_matches(settings: Settings, made: int, in_flight: int) -> list[ScheduledMatch]:
     """The matches that bring the duel back to ``batch`` in flight, within its game limit,
-    after ``made`` matches: the seats alternate, and in a duplicate duel each deal is
-    played twice with the seats swapped (whole pairs only)."""
-    unit = settings.unit
+    after ``made`` matches: A's seat goes round the table (B in every other), and in a
+    duplicate duel each deal is played once with A in each seat (whole sets only: a pair
+    with the seats swapped at two)."""
+    unit, n = settings.unit, settings.seats
     room = min(settings.batch - in_flight, settings.max_games - made) // unit * unit
     out = []
     for k in range(made, made + max(room, 0)):
-        seats = (settings.a, settings.b) if k % 2 == 0 else (settings.b, settings.a)
+        place = k % n
+        seats = tuple(settings.a if s == place else settings.b for s in range(n))
         if settings.pentanomial:
-            out.append(ScheduledMatch(seats, deal_seed(settings.seed, k // 2), k // 2, k % 2))
+            out.append(ScheduledMatch(seats, deal_seed(settings.seed, k // n), k // n, place))
         else:
             out.append(ScheduledMatch(seats, deal_seed(settings.seed, k)))
     return out

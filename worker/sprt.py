@@ -18,6 +18,13 @@ Outcomes are trinomial (loss, draw, win of single games) or, for duplicate duels
 deal is played twice with the seats swapped, pentanomial: the pair's score 0, ½, 1, 1½, 2
 (LL, LD, DD or WL, WD, WW) is one outcome, so the luck the two games share cancels out of
 the variance. See ``docs/duels.md``.
+
+At a table of more than two (A against ``opponents`` seats of B) a game's score is A's
+pairwise score, as the ratings count a table (decision 9): the mean over B's seats of 1,
+½ or 0 for finishing above, level with or below it, so a game's outcomes are the
+multiples of 1 / (2 · opponents); a duplicate set plays one deal with A in every seat and
+its outcome is the mean of its games. With one opponent these are the trinomial and
+pentanomial outcomes above.
 """
 
 from __future__ import annotations
@@ -132,11 +139,19 @@ class EloEstimate:
     outcomes: int
 
 
+def table_score(ranks: Sequence[int], mine: int) -> float:
+    """A's score at a table from every seat's rank (0 = first): the mean of its
+    :func:`game_score` against each other seat."""
+    others = [r for seat, r in enumerate(ranks) if seat != mine]
+    return sum(game_score(ranks[mine], r) for r in others) / len(others)
+
+
 @dataclass
 class Sprt:
     """One duel's running test. ``counts`` holds the trinomial (L, D, W) or pentanomial
-    (LL, LD, DD/WL, WD, WW) outcomes; ``pending`` a duplicate game still waiting for its
-    seat-swapped partner. Both may be given to resume a duel from :meth:`as_dict`."""
+    (LL, LD, DD/WL, WD, WW) outcomes, or at a larger table (``opponents`` seats of B) those
+    of the module's docstring; ``pending`` a two-seat duplicate game still waiting for its
+    seat-swapped partner. All may be given to resume a duel from :meth:`as_dict`."""
 
     elo0: float
     elo1: float
@@ -145,6 +160,7 @@ class Sprt:
     pentanomial: bool = False
     counts: list[int] = field(default_factory=list)
     pending: float | None = None
+    opponents: int = 1
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
@@ -153,6 +169,10 @@ class Sprt:
             raise ValueError("alpha and beta must lie strictly between 0 and 1")
         if self.alpha + self.beta >= 1.0:
             raise ValueError("alpha + beta must be below 1")
+        if not 1 <= self.opponents <= 7:
+            raise ValueError(
+                f"opponents must be 1 to 7 (seats of B at the table), not {self.opponents}"
+            )
         size = len(self.scores)
         if not self.counts:
             self.counts = [0] * size
@@ -161,12 +181,21 @@ class Sprt:
         if self.pending is not None and not self.pentanomial:
             raise ValueError("only a duplicate (pentanomial) duel has a pending game")
         if self.pending is not None:
-            _check_score(self.pending)
+            self._check(self.pending)
+
+    @property
+    def steps(self) -> int:
+        """The outcome bins less one: a game's (or a set's mean) score is a multiple of
+        1 / steps."""
+        per_game = 2 * self.opponents
+        return per_game * (self.opponents + 1) if self.pentanomial else per_game
 
     @property
     def scores(self) -> tuple[float, ...]:
         """Per-game score of each outcome bin."""
-        return PENTANOMIAL_SCORES if self.pentanomial else TRINOMIAL_SCORES
+        if self.opponents == 1:
+            return PENTANOMIAL_SCORES if self.pentanomial else TRINOMIAL_SCORES
+        return tuple(j / self.steps for j in range(self.steps + 1))
 
     @property
     def outcomes(self) -> int:
@@ -178,14 +207,27 @@ class Sprt:
         """Games added so far, a pending unpaired one included."""
         if not self.pentanomial:
             return self.outcomes
-        return 2 * self.outcomes + (self.pending is not None)
+        return (self.opponents + 1) * self.outcomes + (self.pending is not None)
+
+    def _check(self, score: float) -> int:
+        """``score`` as a multiple of one game's step, checked."""
+        per_game = 2 * self.opponents
+        units = round(score * per_game)
+        if not (0 <= units <= per_game and math.isclose(units, score * per_game)):
+            allowed = "0, 0.5 or 1" if per_game == 2 else f"a multiple of 1/{per_game} in 0..1"
+            raise ValueError(f"a game score is {allowed}, not {score!r}")
+        return units
 
     def add_game(self, score_of_a: float) -> None:
-        """Count one game (A's score 0, ½ or 1). In a duplicate duel the first game of a
-        pair waits in ``pending`` and the second completes the pair."""
-        _check_score(score_of_a)
+        """Count one game (A's score 0, ½ or 1 against one opponent; its pairwise score at
+        a larger table). In a two-seat duplicate duel the first game of a pair waits in
+        ``pending`` and the second completes the pair; a larger duplicate table adds its
+        sets whole (:meth:`add_set`)."""
+        units = self._check(score_of_a)
         if not self.pentanomial:
-            self.counts[int(2 * score_of_a)] += 1
+            self.counts[units] += 1
+        elif self.opponents > 1:
+            raise ValueError("a duplicate duel at a table of more than two adds whole sets")
         elif self.pending is None:
             self.pending = score_of_a
         else:
@@ -195,13 +237,19 @@ class Sprt:
     def add_pair(self, score_a_game1: float, score_a_game2: float) -> None:
         """Count the two games of one deal played with the seats swapped: one pentanomial
         outcome, or two trinomial ones if the duel is not duplicate."""
-        _check_score(score_a_game1)
-        _check_score(score_a_game2)
+        self.add_set([score_a_game1, score_a_game2])
+
+    def add_set(self, scores_of_a: Sequence[float]) -> None:
+        """Count the games of one deal played with A in each seat in turn: one outcome of
+        a duplicate duel (its mean), or a game each if the duel is not duplicate."""
+        if len(scores_of_a) != self.opponents + 1:
+            raise ValueError(f"a set is {self.opponents + 1} games, not {len(scores_of_a)}")
+        units = [self._check(score) for score in scores_of_a]
         if self.pentanomial:
-            self.counts[int(2 * (score_a_game1 + score_a_game2))] += 1
+            self.counts[sum(units)] += 1
         else:
-            self.add_game(score_a_game1)
-            self.add_game(score_a_game2)
+            for score in scores_of_a:
+                self.add_game(score)
 
     def llr(self) -> float:
         """The log-likelihood ratio of H1 against H0 so far (finite, 0 before any outcome)."""
@@ -252,6 +300,7 @@ class Sprt:
             "pentanomial": self.pentanomial,
             "counts": list(self.counts),
             "pending": self.pending,
+            "opponents": self.opponents,
             "games": self.games,
             "llr": self.llr(),
             "lower": lower,
@@ -266,11 +315,6 @@ class Sprt:
                 "score": estimate.score,
             },
         }
-
-
-def _check_score(score: float) -> None:
-    if score not in (0.0, 0.5, 1.0):
-        raise ValueError(f"a game score is 0, 0.5 or 1, not {score!r}")
 
 
 def _finite(x: float) -> float | None:

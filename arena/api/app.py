@@ -249,6 +249,9 @@ class NewDuel(BaseModel):
     options: dict[str, bool | int | str] = Field(default_factory=dict)
     clock: dict[str, int] = Field(default_factory=dict)
     seed: int | None = Field(None, ge=0, le=MAX_ID)
+    seats: int | None = Field(
+        None, ge=2, le=8, description="the table: A in one seat, B in the others"
+    )
 
 
 class NewUser(BaseModel):

@@ -1,6 +1,7 @@
 """Duels (``docs/duels.md``): is bot A stronger than bot B? Making one checks everything
 before anything is stored, as a tournament's creation does (the bots are the actor's own
-or the house's, the game is one two play, the test's settings hold), then queues its
+or the house's, the game is played at the table's seat count, the test's settings hold;
+at a table of more than two, A plays in one seat and B in all the others), then queues its
 first matches; the platform plays it to its verdict (:mod:`worker.duel`), and
 :func:`status` says where it stands, for anyone."""
 
@@ -65,20 +66,22 @@ def create(
     options: Mapping[str, Any] | None = None,
     clock: Mapping[str, int] | None = None,
     seed: int | None = None,
+    seats: int | None = None,
     dispatch: Dispatch | None = None,
 ) -> Made:
     """A duel of ``a`` against ``b`` (``NAME`` or ``NAME@vN``, bots ``actor`` may enter)
-    in ``game``, its first batch queued and sent with ``dispatch`` when given (the workers
-    play it to its verdict). A duel counts as a tournament created in the rate limits."""
+    in ``game`` at a table of ``seats`` (default: two where the game is played by two,
+    else its smallest table), its first batch queued and sent with ``dispatch`` when given
+    (the workers play it to its verdict). A duel counts as a tournament created in the
+    rate limits."""
     try:
         spec = get_game(game)
     except EngineError as exc:
         raise Invalid(str(exc)) from None
-    if not spec.min_seats <= 2 <= spec.max_seats:
-        raise Invalid(
-            f"{game} is not played by two: a duel needs a two-player game "
-            "(compare more bots with `arena tournament` or `arena gauntlet`)"
-        )
+    if seats is None:
+        seats = max(2, spec.min_seats)
+    if not spec.min_seats <= seats <= spec.max_seats:
+        raise Invalid(f"seats: {game} is played by {spec.min_seats}–{spec.max_seats}, not {seats}")
     options = check_options(game, options or {})
     clock = check_clock(clock or {})
     seed_given = seed
@@ -90,14 +93,14 @@ def create(
     if batch > MAX_BATCH or max_games > MAX_GAMES:
         raise Invalid(f"batch is at most {MAX_BATCH}, max_games at most {MAX_GAMES:,}")
     try:
-        duel.Settings(0, 0, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed)
+        duel.Settings(0, 0, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed, seats)
     except ValueError as exc:
         raise Invalid(str(exc)) from None
     version_a, version_b = resolve_bots(store, actor, game, [a, b])
     check_seed_choice(actor, seed_given)
     limits.check(store, actor, "tournaments")
     settings = duel.Settings(
-        version_a, version_b, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed
+        version_a, version_b, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed, seats
     )
     labels = store.labels([version_a, version_b])
     tournament_id = store.create_tournament(
@@ -133,6 +136,7 @@ def status(store: Store, actor: Actor, tournament_id: int) -> dict[str, Any]:
         "game": tournament.game,
         "a": labels.get(settings.a, str(settings.a)),
         "b": labels.get(settings.b, str(settings.b)),
+        "seats": settings.seats,
         "state": tournament.state,
         "progress": store.tournament_progress(tournament_id),
         "verdict": result["verdict"] if isinstance(result, Mapping) else test.verdict,

@@ -42,6 +42,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena duel heur rnd --game hollywood-gin --elo0 0 --elo1 50",
             "arena duel mine@v2 mine@v1 --game hollywood-gin --duplicate --json",
+            "arena duel mine heur --game flip-flop --seats 4 --duplicate",
         ),
     )
     d.add_argument("a", metavar="A", help="bot name (its latest version) or NAME@vN")
@@ -52,9 +53,17 @@ def register(sub: Any, bench_sub: Any) -> None:
     d.add_argument("--alpha", type=float, default=0.05, help="false 'stronger' rate (0.05)")
     d.add_argument("--beta", type=float, default=0.05, help="missed 'stronger' rate (0.05)")
     d.add_argument(
+        "--seats",
+        type=int,
+        default=None,
+        help="the table: A in one seat, B in the others (default: 2 where the game is "
+        "played by two, else its smallest table); A's score is its mean against B's seats",
+    )
+    d.add_argument(
         "--duplicate",
         action="store_true",
-        help="play each deal twice with the seats swapped; a pair is one outcome",
+        help="play each deal once with A in each seat (twice with the seats swapped, at "
+        "two); the set is one outcome",
     )
     d.add_argument("--batch", type=int, default=8, help="matches queued at a time (default 8)")
     d.add_argument(
@@ -101,6 +110,7 @@ def cmd_duel(args: argparse.Namespace) -> int:
         "options": game_options(args.game, args.option),
         "clock": clock_rules(args.clock),
         "seed": args.seed,
+        "seats": args.seats,
     }
     platform = remote()
     if platform is not None:
@@ -171,7 +181,8 @@ def _header(state: dict[str, Any]) -> str:
         f"duel (tournament {state['tournament']}): {state['a']} vs {state['b']} in "
         f"{state['game']}; H0: A ≤ {state['elo0']:+g} Elo, H1: A ≥ {state['elo1']:+g} Elo, "
         f"alpha {state['alpha']}, beta {state['beta']}"
-        + (", duplicate pairs" if state["pentanomial"] else "")
+        + (f", {state['seats']} seats" if state.get("seats", 2) != 2 else "")
+        + (", duplicate sets" if state["pentanomial"] else "")
     )
 
 
@@ -185,7 +196,8 @@ def _line(test: dict[str, Any]) -> str:
         mid = elo["elo"]
         centre = ("+inf" if elo["score"] > 0.5 else "-inf") if mid is None else f"{mid:+.0f}"
         shown = f", A {centre} Elo [{low}, {high}]"
-    unit = "pairs" if test["pentanomial"] else "games"
+    sets = "pairs" if test.get("opponents", 1) == 1 else "sets"
+    unit = sets if test["pentanomial"] else "games"
     return (
         f"{test['games']} games ({sum(test['counts'])} {unit} {list(test['counts'])}): "
         f"LLR {test['llr']:+.2f} in [{test['lower']:.2f}, {test['upper']:.2f}]{shown}"
@@ -228,6 +240,6 @@ def _report(state: dict[str, Any], json_out: bool) -> int:
 
 #: The test's fields a duel's JSON report carries (:meth:`Sprt.as_dict`).
 _TEST_FIELDS = (
-    "elo0", "elo1", "alpha", "beta", "pentanomial", "counts", "pending", "games", "llr",
-    "lower", "upper", "status", "elo",
+    "elo0", "elo1", "alpha", "beta", "pentanomial", "counts", "pending", "opponents", "games",
+    "llr", "lower", "upper", "status", "elo",
 )  # fmt: skip
