@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from referee.engine import GameSpec, GameState, Result
+from referee.engine import Action, GameSpec, GameState, IllegalActionError, Result
 from referee.games import game_names, get_game
 from tests.knowledge import HAND_FIELDS, Knowledge, view_leaks
 
@@ -192,6 +192,25 @@ def test_clone_is_independent(game: str) -> None:
         original = copy.deepcopy(state)  # the playout's state goes on: play a copy
         play_alike(original, reference, seed)
         play_alike(state.clone(), again, seed + 2)
+
+
+class Foreign(Action):
+    """An action no game has."""
+
+    def __str__(self) -> str:
+        return "foreign"
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_apply_refuses_an_action_of_no_kind_it_knows(game: str) -> None:
+    """``apply`` trusts its caller, but an action of a kind the engine has no method for
+    is an IllegalActionError naming it, never another exception."""
+    state = get_game(game).new_match(1)
+    rng = random.Random(1)
+    for _ in range(4):
+        with pytest.raises(IllegalActionError, match="foreign is not"):
+            state.apply(Foreign())
+        state.apply(rng.choice(state.legal_actions()))
 
 
 @pytest.mark.parametrize("game", game_names())

@@ -247,6 +247,8 @@ class GinThree(GameState):
     def apply(self, action: Action) -> None:
         roles = self.roles
         if self._sitter_to_advise():
+            if not isinstance(action, Advise | NoAdvice):
+                raise IllegalActionError(f"{action} is not advice (T3)")
             self.advised = True
             self.advice = action.action if isinstance(action, Advise) else None
             eyes = frozenset((roles.captain, roles.sitter))
@@ -254,7 +256,11 @@ class GinThree(GameState):
             return
         hand = self.hand
         was_captain = hand.turn == roles.captain
-        PLAY[type(action)](hand, action)  # the hand's apply, one call fewer
+        try:  # the hand's apply, one call fewer
+            play = PLAY[type(action)]
+        except KeyError:
+            raise IllegalActionError(f"{action} is not a Gin action") from None
+        play(hand, action)
         if was_captain:
             self.advice, self.advised = None, False
         if hand.phase is PHASE_OVER:

@@ -23,6 +23,7 @@ from referee.engine import (
     Event,
     GameSpec,
     GameState,
+    IllegalActionError,
     Result,
     copied_fields,
 )
@@ -221,7 +222,11 @@ class HollywoodGin(GameState):
 
     def apply(self, action: Action) -> None:
         hand = self.hand
-        PLAY[type(action)](hand, action)  # the hand's apply, one call fewer
+        try:  # the hand's apply, one call fewer
+            play = PLAY[type(action)]
+        except KeyError:
+            raise IllegalActionError(f"{action} is not a Gin action") from None
+        play(hand, action)
         if hand.phase is PHASE_OVER:
             assert hand.outcome is not None
             self._score(hand, hand.outcome)
