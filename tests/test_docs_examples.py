@@ -194,8 +194,6 @@ NOT_RUN: dict[str, str] = {
     "(tests/test_tournament_cli.py plays tournaments)",
     "arena gauntlet": "needs Redis and a worker, and plays many matches",
     "arena duel": "needs Redis and a worker, and plays until the SPRT decides",
-    "arena play bots/examples/search_bot.py": "the reference bot's measurement: 90 matches at "
-    "100 ms a decision (tests/test_search_bot.py plays it in every game)",
     "arena match log": "needs a match played by a worker's hosted bot "
     "(tests/test_match_logs.py reads one)",
     "arena ladder start": "runs a ladder until stopped (or for a minute) with Redis and a worker",
@@ -256,6 +254,8 @@ BLOCKS_NOT_RUN: dict[tuple[str, str], str] = {
     ("performance.md", "# PYTHONHASHSEED=0 valgrind"): "measured under valgrind (callgrind)",
     ("performance.md", "git worktree add /tmp/refold"): "alternating benches of two checkouts "
     "(minutes of measuring, on a quiet machine)",
+    ("performance.md", "for pair in 1 2 3 4 5; do for tree in /tmp/before"): "alternating "
+    "engine benches of two checkouts (minutes of measuring, on a quiet machine)",
     ("duels.md", "24 games"): "the output of an `arena duel` on the platform",
     ("viewer.md", "{"): "the export of a played match (`arena export`)",
     ("api.md", '{"error": {"code": "invalid"'): "an API error; tests/test_api.py checks "
