@@ -29,18 +29,19 @@ Where each rule is played (docs/rules/rummy-500.md):
 - R2 values: ``melds.RANK_VALUES``; the low ace in ``state.Rummy500._place``;
   cards left in hand in ``state.Rummy500.hand_value``
 - R3 deal: ``state.Rummy500._deal`` (the first dealer in ``Rummy500.__init__``)
-- R4 turn: R4.1 draw: ``legal.draw_actions``, ``state.Rummy500.apply``,
-  ``state.Rummy500._take_from_pile``; the deep-drawn card owed:
+- R4 turn: R4.1 draw: ``legal.draw_actions``, ``state.Rummy500._draw_stock``,
+  ``_draw_discard``, ``_draw_deep``, ``state.Rummy500._take_from_pile``; the deep-drawn card owed:
   ``legal.owed_actions``, ``legal.still_meldable``.
   R4.2 meld: ``tables.meld_actions``, ``legal.play_actions``,
   ``state.Rummy500._place``, ``state.Rummy500._table_changed``.
-  R4.3 discard: ``legal.play_actions``, ``legal.keep_drawn_card_playable``
+  R4.3 discard: ``legal.play_actions``, ``legal.keep_drawn_card_playable``,
+  ``state.Rummy500._discard``
 - R5 melds: ``melds.run_templates``, ``melds.set_templates``,
   ``melds.canonical_slots``, ``melds.TableMeld``; ``actions.parse_rummy500_action``
 - R6 calling rummy: ``legal.rummy_calls``, ``state.Rummy500._end_turn``,
-  ``state.Rummy500.apply`` (``CallRummy``, ``NoRummy``), ``legal.owed_actions``
+  ``state.Rummy500._call_rummy``, ``_no_rummy``, ``legal.owed_actions``
 - R7 end of a hand: ``state.Rummy500._end_hand``; declining in
-  ``legal.draw_actions``; the turn cap in ``state.Rummy500._end_turn``
+  ``legal.draw_actions``, ``state.Rummy500._decline``; the turn cap in ``state.Rummy500._end_turn``
 - R8 scoring: ``state.Rummy500._place`` (melded points), ``state.Rummy500._end_hand``
 - R9 winning: ``state.Rummy500._end_hand``, ``state.Rummy500.result``
 - R10 options: ``state.Rummy500Options``; floating in ``state.Rummy500._place``;
