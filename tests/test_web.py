@@ -28,6 +28,7 @@ from referee.games import game_names, get_game
 from referee.wire import decode_record
 from tests.knowledge import NEW_HAND, Knowledge
 from tests.store_fixtures import finished_match
+from worker.duel import Settings as DuelSettings
 from worker.ratings import ELO_PER_NAT, INITIAL_RATING
 from worker.sprt import Sprt
 from worker.store import ScheduledMatch, Store
@@ -751,3 +752,41 @@ def test_every_bot_page_says_loudly_when_hosted_bots_run_unconfined(
     capsys.readouterr()
     print_bot(shown, json_out=False)
     assert UNCONFINED in capsys.readouterr().out
+
+
+def duel_settings(a: int, b: int, *, seats: int, duplicate: bool) -> DuelSettings:
+    """A duel's settings as ``arena duel --elo0 0 --elo1 50`` makes them."""
+    return DuelSettings(a, b, 0.0, 50.0, 0.05, 0.05, duplicate, seed=7, seats=seats)
+
+
+def test_a_duel_at_a_table_of_three_names_its_outcomes_by_score(
+    world: World, client: TestClient
+) -> None:
+    """A duplicate duel in Gin for three (A in one seat, B in the two others): the page
+    says so, counts a set of three games once all are done, and names each outcome by
+    A's mean score (its mean against B's seats)."""
+    store = world.store
+    a, b = world.versions["gin-three"][:2]
+    settings = duel_settings(a, b, seats=3, duplicate=True)
+    tid = store.create_tournament(
+        "duel", "gin-three", [a, b], format="duel", duplicate=True,
+        options={"options": {"max_hands": 1}, "clock": {}, **settings.as_options()},
+    )  # fmt: skip
+    for place in range(3):  # one deal with A in each seat: A first, second, last
+        seats = [a if s == place else b for s in range(3)]
+        others = iter(r for r in range(3) if r != place)  # A's rank is ``place``
+        ranks = tuple(place if s == place else next(others) for s in range(3))
+        match = store.create_match(
+            "gin-three", seats, seed=1, tournament_id=tid, duplicate_set=0, rotation=place
+        )
+        assert store.claim_match("t", match_id=match.id) is not None
+        finish = finished_match("gin-three", ranks, [30 - 10 * r for r in ranks])
+        assert store.finish_match(match.id, "t", finish)
+    page = client.get(f"/tournaments/{tid}").text
+    assert "A in one of 3 seats and B in the others" in page
+    assert "each deal played once with A in each seat, a set counted as one outcome" in page
+    expected = settings.sprt()
+    expected.add_set([1.0, 0.5, 0.0])
+    assert f"LLR {expected.llr():+.2f}" in page
+    assert "over 3 games (1 set, A score 0 0, score 1/12 0," in page
+    assert "score 1/2 1, score 7/12 0" in page  # the set's mean: first, second, last

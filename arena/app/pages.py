@@ -16,6 +16,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.app import deals, replay
@@ -43,13 +44,24 @@ from worker.store import (
 
 if TYPE_CHECKING:
     from worker.ratings import BradleyTerryFit
+    from worker.sprt import Sprt
     from worker.standings import Standings
 
 #: Action sources that were no decision of the bot (only one legal action, or forfeited).
 NOT_DECIDED = frozenset({"forced", "forfeited"})
-#: What a duel's test counts, by whether it counts pairs: A's single games (lost, drew,
-#: won), or A's pairs of games over one deal.
+#: What a two-seat duel's test counts, by whether it counts pairs: A's single games
+#: (lost, drew, won), or A's pairs of games over one deal.
 DUEL_OUTCOMES = {False: ("lost", "drew", "won"), True: ("LL", "LD", "DD/WL", "WD", "WW")}
+
+
+def duel_outcomes(sprt: Sprt) -> tuple[str, ...]:
+    """The names of a duel's outcome bins: :data:`DUEL_OUTCOMES` at two seats, else A's
+    score of each (``score 3/4``: its mean against B's seats, over a set if duplicate)."""
+    if sprt.opponents == 1:
+        return DUEL_OUTCOMES[sprt.pentanomial]
+    return tuple(f"score {Fraction(j, sprt.steps)}" for j in range(sprt.steps + 1))
+
+
 #: A rating history as ``Store.rating_history`` gives it: (match, step, Elo before, after).
 History = list[tuple[int, int, float, float]]
 
@@ -250,7 +262,9 @@ def _duel_test(store: Store, tournament: Tournament) -> dict[str, Any] | None:
         "lower": lower,
         "upper": upper,
         "elo": sprt.elo(),
-        "counts": list(zip(DUEL_OUTCOMES[sprt.pentanomial], sprt.counts, strict=True)),
+        "counts": list(zip(duel_outcomes(sprt), sprt.counts, strict=True)),
+        "seats": settings.seats,
+        "set": "pair" if settings.seats == 2 else "set",
         "verdict": verdict,
         "decided_at": None if decided is None else decided["games"],
         "over": tournament.state in ("done", "cancelled"),
