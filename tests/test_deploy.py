@@ -293,3 +293,42 @@ def test_referee_health_check_answers_from_a_running_referee(tmp_path: Path) -> 
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def test_the_wheel_the_image_installs_holds_every_file_the_packages_read(
+    tmp_path: Path,
+) -> None:
+    """The image installs the project as a wheel (``pip install .``), not from the tree:
+    its migrations, record dictionaries, templates and static files must be in it."""
+    # from a copy of what git holds: a build in the tree reuses its egg-info's file list
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    source = tmp_path / "source"
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+    built = subprocess.run(
+        [*pip_wheel, "-q", "-w", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = tmp_path.glob("*.whl")
+    import zipfile
+
+    inside = set(zipfile.ZipFile(wheel).namelist())
+    wanted = {
+        path.relative_to(ROOT).as_posix()
+        for package in ("arena", "referee", "worker")
+        for path in (ROOT / package).rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    }
+    assert any(name.startswith("worker/migrations/") for name in wanted)
+    assert sorted(wanted - inside) == []
