@@ -205,11 +205,14 @@ def _counted_once(store: Store, tournament: int) -> None:
         ).fetchall()
         assert unranked == []
         doubled = conn.execute(
-            "SELECT match_id, bot_version_id, count(*) FROM rating_history"
-            " GROUP BY match_id, bot_version_id HAVING count(*) > 1"
+            "SELECT match_id, bot_version_id, count(*) FROM match_seats"
+            " WHERE rating_after IS NOT NULL GROUP BY match_id, bot_version_id"
+            " HAVING count(*) > 1"
         ).fetchall()
         assert doubled == []
-        history = conn.execute("SELECT count(*) FROM rating_history").fetchone()
+        history = conn.execute(
+            "SELECT count(*) FROM match_seats WHERE rating_after IS NOT NULL"
+        ).fetchone()
         seats = conn.execute(
             "SELECT count(*) FROM match_seats s JOIN matches m ON m.id = s.match_id"
             " WHERE m.state = 'done'"

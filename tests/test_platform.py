@@ -40,8 +40,9 @@ def _counted_once(env: PlatformEnv, tournament_id: int) -> None:
         ).fetchall()
         assert doubles == []
         history = conn.execute(
-            "SELECT match_id, bot_version_id, count(*) FROM rating_history"
-            " GROUP BY match_id, bot_version_id HAVING count(*) > 1"
+            "SELECT match_id, bot_version_id, count(*) FROM match_seats"
+            " WHERE rating_after IS NOT NULL GROUP BY match_id, bot_version_id"
+            " HAVING count(*) > 1"
         ).fetchall()
         assert history == []
         games = dict(conn.execute("SELECT bot_version_id, games FROM ratings").fetchall())
@@ -192,7 +193,9 @@ def test_same_task_delivered_twice_plays_once(platform_env: PlatformEnv) -> None
     with psycopg.connect(env.store.url) as conn:
         rows = conn.execute("SELECT games FROM ratings ORDER BY bot_version_id").fetchall()
         assert rows == [(1,), (1,)]
-        assert conn.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)
+        assert conn.execute(
+            "SELECT count(*) FROM match_seats WHERE rating_after IS NOT NULL"
+        ).fetchone() == (2,)
 
 
 def test_bot_that_crashes_in_every_match_forfeits_and_tournament_completes(
@@ -267,7 +270,9 @@ def test_worker_killed_mid_match_is_replayed_and_counted_once(platform_env: Plat
     assert not list(Path(tempfile.gettempdir()).glob(f"arena-bots-{first.pid}-*"))
     with psycopg.connect(env.store.url) as conn:
         assert conn.execute("SELECT count(*) FROM match_records").fetchone() == (1,)
-        assert conn.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)
+        assert conn.execute(
+            "SELECT count(*) FROM match_seats WHERE rating_after IS NOT NULL"
+        ).fetchone() == (2,)
         assert conn.execute("SELECT sum(games) FROM ratings").fetchone() == (2,)
 
 

@@ -67,6 +67,9 @@ class Played:
     seed: int
     record: bytes
     sha: bytes
+    #: How the store keeps it (:func:`worker.store.packing.pack`).
+    format: str
+    packed: bytes
     ranks: tuple[int, ...]
     scores: tuple[int, ...]
     num_actions: int
@@ -81,6 +84,7 @@ def play_records(per_kind: int = RECORDS_PER_KIND, seed: int = 1) -> dict[str, l
     from referee.record import ActionEntry, ActionSource, MatchRecord, SeatEntry, options_dict
     from referee.wire import encode_record
     from worker.store.finished import FinishedMatch, check_finished
+    from worker.store.packing import pack
 
     out: dict[str, list[Played]] = {game: [] for game in MIX}
     rng = random.Random(seed)
@@ -107,7 +111,10 @@ def play_records(per_kind: int = RECORDS_PER_KIND, seed: int = 1) -> dict[str, l
                         game=game,
                         options=options_dict(state.options),
                         seed=deal,
-                        seats=tuple(SeatEntry(f"seat-{s}") for s in range(n)),
+                        seats=tuple(
+                            SeatEntry(f"{game}-bot-{(i + s) % BOTS_PER_GAME}@v{1 + s % 2}")
+                            for s in range(n)
+                        ),
                         actions=tuple(actions),
                         result=result,
                         match_id=str(i),
@@ -121,6 +128,7 @@ def play_records(per_kind: int = RECORDS_PER_KIND, seed: int = 1) -> dict[str, l
                         deal,
                         record,
                         hashlib.sha256(record).digest(),
+                        *pack(game, record),
                         tuple(r.rank for r in checked.results),
                         tuple(r.score for r in checked.results),
                         checked.num_actions,
@@ -247,8 +255,8 @@ def load(
                     seats.append((match_id, seat, player, rank, score, "ok", False))
                 records.append(
                     (
-                        match_id, game, "MatchRecord", record.record, record.sha,
-                        record.num_actions, rng.randrange(200, 3_000), finished,
+                        match_id, record.format, record.packed, record.sha,
+                        record.num_actions, rng.randrange(200, 3_000),
                     )
                 )  # fmt: skip
             _copy(
@@ -265,8 +273,8 @@ def load(
             )
             _copy(
                 conn,
-                "match_records (match_id, game, format, record, record_sha256, num_actions,"
-                " duration_ms, created_at)",
+                "match_records (match_id, format, record, record_sha256, num_actions,"
+                " duration_ms)",
                 records,
             )
             # what the tick's trigger counts as it marks a ladder's match rated
@@ -280,6 +288,10 @@ def load(
         store.recompute_ratings(game)
     with store.pool.connection() as conn:
         conn.autocommit = True
+        # The recompute wrote each new seat's Elo update, leaving its first version dead,
+        # which a live store's vacuum reuses as it goes: the seats are compacted here, as
+        # every other table was written once.
+        conn.execute("VACUUM (FULL) match_seats")
         conn.execute("VACUUM (ANALYZE)")
 
 
@@ -380,7 +392,7 @@ def _reads(
         row = conn.execute(
             "SELECT id, (SELECT num_actions FROM match_records WHERE match_id = m.id)"
             " FROM matches m WHERE game = %s AND finish_seq IS NOT NULL"
-            " ORDER BY finish_seq OFFSET (SELECT count(*) / 2 FROM matches) LIMIT 1",
+            " ORDER BY id OFFSET (SELECT count(*) / 2 FROM matches) LIMIT 1",
             (game,),
         ).fetchone()
     assert row is not None
@@ -407,26 +419,26 @@ def _reads(
 
 def _sizes(store: Store, base_bytes: int, matches: int) -> dict[str, float]:
     """Bytes per match: the database's growth over the empty one, and what one Hollywood
-    Gin hand takes (its match row, two seats, its record and two lines of rating history,
-    each with its share of the table's indexes and free space)."""
+    Gin hand takes (its match row, two seats with their Elo updates, and its record, each
+    with its share of the table's indexes and free space)."""
     with store.pool.connection() as conn:
         size = int(_one(conn, "SELECT pg_database_size(current_database())")[0])
         per_row = {}
-        for table in ("matches", "match_seats", "rating_history", "match_records"):
+        for table in ("matches", "match_seats", "match_records"):
             total, rows = _one(
                 conn, f"SELECT pg_total_relation_size('{table}'), (SELECT count(*) FROM {table})"
             )
             per_row[table] = int(total) / max(int(rows), 1)
         records_all, records_gin = _one(
             conn,
-            "SELECT avg(pg_column_size(record)),"
-            " avg(pg_column_size(record)) FILTER (WHERE game = %s) FROM match_records",
+            "SELECT avg(pg_column_size(r.record)),"
+            " avg(pg_column_size(r.record)) FILTER (WHERE m.game = %s)"
+            " FROM match_records r JOIN matches m ON m.id = r.match_id",
             (LADDER_GAME,),
         )
     gin_hand = (
         per_row["matches"]
         + 2 * per_row["match_seats"]
-        + 2 * per_row["rating_history"]
         + per_row["match_records"]
         - float(records_all)
         + float(records_gin)

@@ -736,7 +736,7 @@ def _sse(kind: str, data: Any) -> str:
 
 
 def _chart(history: list[tuple[int, int, float, float]], total: int) -> dict[str, Any]:
-    """An Elo history (``rating_history`` rows, the newest of ``total``) as an SVG polyline
+    """An Elo history (``Store.rating_history``, the newest of ``total``) as an SVG polyline
     in a 600×160 box, from the first rating before to the last after, with its range."""
     if not history:
         return {"points": "", "low": None, "high": None, "n": 0, "shown": 0}

@@ -20,6 +20,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from worker import ratings
+from worker.store import packing
 from worker.store.base import StoreBase, StoreError, one_trip_transaction
 from worker.store.finished import FinishedMatch, InvalidResult, SeatOutcome, check_finished
 
@@ -43,6 +44,20 @@ class CorruptRecord(StoreError):
     def __init__(self, match_id: int, reason: str) -> None:
         super().__init__(f"match {match_id}: the stored record is corrupt ({reason})")
         self.match_id = match_id
+
+
+def _unpacked(match_id: int, game: str, format: str, data: Any, digest: Any) -> bytes:
+    """A stored record as the referee wrote it; :class:`CorruptRecord` if it does not
+    unpack or its bytes do not match their sha256."""
+    try:
+        record = packing.unpack(game, format, bytes(data))
+    except packing.DictionaryError:  # the install's fault, not the record's
+        raise
+    except packing.PackingError as exc:
+        raise CorruptRecord(match_id, str(exc)) from exc
+    if hashlib.sha256(record).digest() != bytes(digest):
+        raise CorruptRecord(match_id, "its bytes do not match their sha256")
+    return record
 
 
 def referee_match_id(match_id: int, attempt: int, holder: str) -> str:
@@ -172,8 +187,8 @@ _FINISH_LOCK = """
 _FINISH_REFUSED = "SELECT game, num_seats FROM matches WHERE id = %s"
 
 #: The second half of a finish, one statement: the match ``done`` with its completion
-#: number (one new version of the row), the seat results, the record, the new ratings and
-#: their history.
+#: number (one new version of the row), the seat results with the Elo update each bot
+#: version went through (on its first seat), the record (packed), and the new ratings.
 _FINISH_WRITE = """
     WITH numbered AS (
         UPDATE matches SET state = 'done', finished_at = now(), lease_holder = NULL,
@@ -181,23 +196,20 @@ _FINISH_WRITE = """
         WHERE id = %(id)s),
     results AS (
         UPDATE match_seats s
-        SET rank = u.rank, score = u.score, status = u.status, forfeit = u.forfeit
+        SET rank = u.rank, score = u.score, status = u.status, forfeit = u.forfeit,
+            finish_seq = CASE WHEN u.after IS NOT NULL THEN %(seq)s::bigint END,
+            rating_before = u.before, rating_after = u.after
         FROM unnest(%(seats)s::int[], %(ranks)s::int[], %(scores)s::int[],
-            %(statuses)s::text[], %(forfeits)s::boolean[]) AS u(seat, rank, score, status, forfeit)
+            %(statuses)s::text[], %(forfeits)s::boolean[], %(befores)s::float8[],
+            %(afters)s::float8[]) AS u(seat, rank, score, status, forfeit, before, after)
         WHERE s.match_id = %(id)s AND s.seat = u.seat),
     stored AS (
-        INSERT INTO match_records (match_id, game, format, record, record_sha256,
-            num_actions, duration_ms)
-        VALUES (%(id)s, %(game)s, %(format)s, %(record)b, %(sha)b, %(num_actions)s,
-            %(duration_ms)s)),
-    rerated AS (
-        UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
-        FROM unnest(%(rated)s::bigint[], %(after)s::float8[]) AS u(v, rating)
-        WHERE r.game = %(game)s AND r.bot_version_id = u.v)
-    INSERT INTO rating_history (game, bot_version_id, match_id, finish_seq, k, rating_before,
-        rating_after)
-    SELECT %(game)s, u.v, %(id)s, %(seq)s, %(k)s, u.b, u.a
-    FROM unnest(%(rated)s::bigint[], %(before)s::float8[], %(after)s::float8[]) AS u(v, b, a)"""
+        INSERT INTO match_records (match_id, format, record, record_sha256, num_actions,
+            duration_ms)
+        VALUES (%(id)s, %(format)s, %(record)b, %(sha)b, %(num_actions)s, %(duration_ms)s))
+    UPDATE ratings r SET rating = u.rating, games = r.games + 1, updated_at = now()
+    FROM unnest(%(rated)s::bigint[], %(after)s::float8[]) AS u(v, rating)
+    WHERE r.game = %(game)s AND r.bot_version_id = u.v"""
 
 
 def _match(row: Mapping[str, Any]) -> Match:
@@ -617,11 +629,13 @@ class MatchStore(StoreBase):
         which is ``arena verify``'s job. Then two round trips and one durable commit: BEGIN
         and :data:`_FINISH_LOCK` (the match row and the rating rows locked, the ratings
         before, the completion number), then :data:`_FINISH_WRITE` (state ``done``,
-        results, record, ratings, history) and COMMIT. The Elo arithmetic runs in Python in
+        results with each version's Elo update, the record packed by
+        :mod:`worker.store.packing`, ratings) and COMMIT. The Elo arithmetic runs in Python in
         between, the same :func:`worker.ratings.elo_after` that the recompute replays. Only
         a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why."""
         checked = check_finished(match_id, finished)
         game, num_seats, results = checked.game, checked.num_seats, checked.results
+        packed_format, packed = packing.pack(game, finished.record)
         lock = {"id": match_id, "holder": holder, "game": game, "num_seats": num_seats}
 
         def op(conn: psycopg.Connection) -> bool:
@@ -657,6 +671,10 @@ class MatchStore(StoreBase):
                 before = [current[p] for p in players]
                 after = ratings.elo_after(players, ranks, before, self.elo_k)
                 final = dict(zip(players, after, strict=True))
+                # each version's update goes on its first seat (a version may fill several)
+                first = {p: seat for seat, p in reversed(list(enumerate(players)))}
+                befores = [current[p] if first[p] == s else None for s, p in enumerate(players)]
+                afters = [final[p] if first[p] == s else None for s, p in enumerate(players)]
                 cur.execute(
                     _FINISH_WRITE,
                     {
@@ -668,16 +686,16 @@ class MatchStore(StoreBase):
                         "scores": [r.score for r in results],
                         "statuses": [r.status for r in results],
                         "forfeits": [r.forfeit for r in results],
-                        "format": finished.format,
-                        "record": finished.record,
+                        "befores": befores,
+                        "afters": afters,
+                        "format": packed_format,
+                        "record": packed,
                         "sha": hashlib.sha256(finished.record).digest(),
                         "num_actions": checked.num_actions,
                         "duration_ms": finished.duration_ms,
                         "note": finished.note,
                         "rated": list(final),
-                        "before": [current[p] for p in final],
                         "after": list(final.values()),
-                        "k": self.elo_k,
                     },
                 )
                 return True
@@ -769,16 +787,14 @@ class MatchStore(StoreBase):
         """The stored record of a finished match; CorruptRecord if its bytes changed."""
         row = self._run(
             lambda conn: conn.execute(
-                "SELECT record, record_sha256 FROM match_records WHERE match_id = %s",
+                "SELECT m.game, r.format, r.record, r.record_sha256 FROM match_records r"
+                " JOIN matches m ON m.id = r.match_id WHERE r.match_id = %s",
                 (match_id,),
             ).fetchone()
         )
         if row is None:
             raise StoreError(f"match {match_id} has no stored record")
-        data = bytes(row[0])
-        if hashlib.sha256(data).digest() != bytes(row[1]):
-            raise CorruptRecord(match_id, "its bytes do not match their sha256")
-        return data
+        return _unpacked(match_id, *row)
 
     def records(
         self,
@@ -790,21 +806,20 @@ class MatchStore(StoreBase):
         others are still returned."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT match_id, record, record_sha256 FROM match_records"
-                " WHERE match_id = ANY(%s)",
+                "SELECT r.match_id, m.game, r.format, r.record, r.record_sha256"
+                " FROM match_records r JOIN matches m ON m.id = r.match_id"
+                " WHERE r.match_id = ANY(%s)",
                 (list(match_ids),),
             ).fetchall()
         )
-        found = {int(m): (bytes(r), bytes(h)) for m, r, h in rows}
+        found = {int(row[0]): row[1:] for row in rows}
         entries = []
         for match_id in match_ids:
             if match_id not in found:
                 entries.append(RecordEntry(match_id, error=f"match {match_id}: no stored record"))
                 continue
-            data, digest = found[match_id]
             try:
-                if hashlib.sha256(data).digest() != digest:
-                    raise CorruptRecord(match_id, "its bytes do not match their sha256")
+                data = _unpacked(match_id, *found[match_id])
                 try:
                     value = decode(data)
                 except Exception as exc:

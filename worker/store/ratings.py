@@ -64,13 +64,16 @@ class RatingStore(StoreBase):
         self, game: str, bot_version_id: int, *, last: int | None = None
     ) -> list[tuple[int, int, float, float]]:
         """``(finish_seq, match_id, before, after)`` of each Elo update of a bot version, in
-        completion order; with ``last``, only its newest ``last`` (read backwards along the
-        history's key, so as cheap for a version of a million games as for one of ten)."""
+        completion order; with ``last``, only its newest ``last`` (read backwards along
+        ``match_seats_history``, so as cheap for a version of a million games as for one of
+        ten)."""
         rows = self._run(
             lambda conn: conn.execute(
-                "SELECT finish_seq, match_id, rating_before, rating_after FROM rating_history"
-                " WHERE game = %s AND bot_version_id = %s ORDER BY finish_seq DESC LIMIT %s",
-                (game, bot_version_id, last),
+                "SELECT s.finish_seq, s.match_id, s.rating_before, s.rating_after"
+                " FROM match_seats s JOIN matches m ON m.id = s.match_id"
+                " WHERE s.bot_version_id = %s AND s.rating_after IS NOT NULL AND m.game = %s"
+                " ORDER BY s.finish_seq DESC LIMIT %s",
+                (bot_version_id, game, last),
             ).fetchall()
         )
         return [(int(s), int(m), float(b), float(a)) for s, m, b, a in reversed(rows)]
@@ -84,9 +87,10 @@ class RatingStore(StoreBase):
                 "SELECT r.bot_version_id, t.change, t.n FROM ratings r CROSS JOIN LATERAL ("
                 " SELECT (array_agg(h.rating_after ORDER BY h.finish_seq DESC))[1]"
                 " - (array_agg(h.rating_before ORDER BY h.finish_seq))[1] AS change,"
-                " count(*) AS n FROM (SELECT finish_seq, rating_before, rating_after"
-                " FROM rating_history WHERE game = r.game AND bot_version_id = r.bot_version_id"
-                " ORDER BY finish_seq DESC LIMIT %s) h) t"
+                " count(*) AS n FROM (SELECT s.finish_seq, s.rating_before, s.rating_after"
+                " FROM match_seats s JOIN matches m ON m.id = s.match_id"
+                " WHERE s.bot_version_id = r.bot_version_id AND s.rating_after IS NOT NULL"
+                " AND m.game = r.game ORDER BY s.finish_seq DESC LIMIT %s) h) t"
                 " WHERE r.game = %s AND t.n > 0",
                 (last, game),
             ).fetchall()
@@ -107,11 +111,15 @@ class RatingStore(StoreBase):
             games: dict[int, int] = {}
             count = 0
             with conn.transaction():
-                conn.execute("LOCK TABLE ratings, rating_history IN EXCLUSIVE MODE")
-                conn.execute("DELETE FROM rating_history WHERE game = %s", (game,))
+                # finishes lock their rating rows first: they wait for the recompute
+                conn.execute("LOCK TABLE ratings IN EXCLUSIVE MODE")
+                conn.execute(
+                    "CREATE TEMP TABLE recomputed (match_id bigint, seat int, finish_seq bigint,"
+                    " rating_before float8, rating_after float8) ON COMMIT DROP"
+                )
                 with conn.cursor(name="recompute", binary=True) as source:
                     source.execute(
-                        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.forfeit"
+                        "SELECT m.id, m.finish_seq, s.bot_version_id, s.rank, s.forfeit, s.seat"
                         " FROM matches m JOIN match_seats s ON s.match_id = m.id"
                         " WHERE m.game = %s AND m.finish_seq IS NOT NULL"
                         " ORDER BY m.finish_seq, s.seat",
@@ -143,23 +151,38 @@ class RatingStore(StoreBase):
                             ranks = [n if r[4] else r[3] for r in rows]
                             before = [table.get(p, INITIAL_RATING) for p in players]
                             after = ratings.elo_after(players, ranks, before, k)
-                            seen: dict[int, float] = {}
-                            for p, b in zip(players, before, strict=True):
-                                seen.setdefault(p, b)
+                            seen: dict[int, tuple[int, float]] = {}  # version → first seat
+                            for row, b in zip(rows, before, strict=True):
+                                seen.setdefault(row[2], (row[5], b))
                             for p, a in zip(players, after, strict=True):
                                 table[p] = a
-                            for p, b in seen.items():
+                            for p, (seat, b) in seen.items():
                                 games[p] = games.get(p, 0) + 1
-                                history.append((game, p, match_id, seq, k, b, table[p]))
+                                history.append((match_id, seat, seq, b, table[p]))
                         if history:
                             with conn.cursor().copy(
-                                "COPY rating_history (game, bot_version_id, match_id,"
-                                " finish_seq, k, rating_before, rating_after) FROM STDIN"
+                                "COPY recomputed (match_id, seat, finish_seq, rating_before,"
+                                " rating_after) FROM STDIN"
                             ) as copy:
                                 for item in history:
                                     copy.write_row(item)
                         if not batch:
                             break
+                # the seats' updates that changed, and those no update is on any longer
+                conn.execute(
+                    "UPDATE match_seats s SET finish_seq = t.finish_seq,"
+                    " rating_before = t.rating_before, rating_after = t.rating_after"
+                    " FROM recomputed t WHERE s.match_id = t.match_id AND s.seat = t.seat"
+                    " AND (s.finish_seq, s.rating_before, s.rating_after)"
+                    " IS DISTINCT FROM (t.finish_seq, t.rating_before, t.rating_after)"
+                )
+                conn.execute(
+                    "UPDATE match_seats s SET rating_before = NULL, rating_after = NULL"
+                    " FROM matches m WHERE m.id = s.match_id AND m.game = %s"
+                    " AND s.rating_after IS NOT NULL AND NOT EXISTS (SELECT 1 FROM recomputed t"
+                    " WHERE t.match_id = s.match_id AND t.seat = s.seat)",
+                    (game,),
+                )
                 conn.execute("DELETE FROM ratings WHERE game = %s", (game,))
                 with conn.cursor().copy(
                     "COPY ratings (game, bot_version_id, rating, games) FROM STDIN"
