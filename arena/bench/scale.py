@@ -273,8 +273,7 @@ def load(
             )
             _copy(
                 conn,
-                "match_records (match_id, format, record, record_sha256, num_actions,"
-                " duration_ms)",
+                "match_records (match_id, format, record, record_sha256, num_actions, duration_ms)",
                 records,
             )
             # what the tick's trigger counts as it marks a ladder's match rated
