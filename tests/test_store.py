@@ -26,7 +26,6 @@ from worker.store import (
     CorruptRecord,
     FinishedMatch,
     InvalidResult,
-    NextClaim,
     SeatOutcome,
     Store,
     StoreError,
@@ -226,26 +225,6 @@ def test_d6_concurrent_finishes_of_one_match_commit_once(store: Store) -> None:
     assert table == {a: 5, b: 5}
     assert len(store.rating_history(GAME, a)) == 5
     assert store.rating_history(GAME, a, last=2) == store.rating_history(GAME, a)[-2:]
-
-
-def test_d6_a_finish_claims_the_next_match_in_its_own_transaction(store: Store) -> None:
-    a, b = make_bots(store, 2)
-    first, second, third = (store.create_match(GAME, [a, b]) for _ in range(3))
-    store.claim_match("w1")
-    then = NextClaim("w2", lease_seconds=30, live_referee="unix:/tmp/referee.sock")
-    done, claimed = store.finish_and_claim(first.id, "w1", two_player(), then)
-    assert done and claimed is not None and claimed.id == second.id
-    assert claimed.state == "running" and claimed.lease_holder == "w2" and claimed.attempts == 1
-    assert store.live_location(second.id) == ("unix:/tmp/referee.sock", f"m{second.id}a1-w2")
-    assert (store.match(first.id) or first).state == "done"
-    # a refused finish (the match was cancelled meanwhile) claims nothing
-    assert store.cancel_match(second.id)
-    assert store.finish_and_claim(second.id, "w2", two_player(), NextClaim("w3")) == (False, None)
-    assert (store.match(third.id) or third).state == "queued"
-    # nothing left to claim: the finish still commits
-    store.claim_match("w4", match_id=third.id)
-    assert store.finish_and_claim(third.id, "w4", two_player(), NextClaim("w5")) == (True, None)
-    assert {r.bot_version_id: r.games for r in store.ratings(GAME)} == {a: 2, b: 2}
 
 
 def test_d6_second_finish_changes_nothing(store: Store) -> None:

@@ -47,7 +47,7 @@ from worker import duel, logs, metrics, notices, sandbox
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.remote import Admit, RemoteDesk
-from worker.store import FinishedMatch, InvalidResult, Match, MatchState, NextClaim, Store
+from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
 from worker.store.matches import referee_match_id
 
 log = logging.getLogger(__name__)
@@ -232,53 +232,26 @@ class Host:
     def drain(self, tournament_id: int | None, budget_s: float) -> tuple[int, bool]:
         """Claim and play the tournament's matches one after another until none is left
         to claim, the worker is stopping, or ``budget_s`` has passed; returns (matches
-        played, whether some may be left). Each finish claims the next match in its own
-        transaction (:meth:`Store.finish_and_claim`) while time is left."""
+        played, whether some may be left)."""
         played = 0
         deadline = time.monotonic() + budget_s
-        match: Match | None = None
-        while True:
-            if match is None:
-                if not self._wait_ready():
-                    return played, True
-                if time.monotonic() > deadline:
-                    return played, True
-                claim = self._next_claim(tournament_id)
-                match = self.store.claim_match(
-                    claim.holder,
-                    lease_seconds=claim.lease_seconds,
-                    tournament_id=tournament_id,
-                    remote_host=claim.remote_host,
-                    live_referee=claim.live_referee,
-                )
-                if match is None:
-                    return played, False
-            then = None
-            if time.monotonic() <= deadline and not self.stopping.is_set():
-                then = self._next_claim(tournament_id)
-            _, following = self._play(match, claim.holder, claim.live_referee, then)
-            played += 1
-            if following is not None and then is not None and self.stopping.is_set():
-                # claimed by the finish just as the worker was told to stop: back to the
-                # queue, its attempt given back
-                self.store.fail_match(
-                    following.id, then.holder, "its worker stopped before playing it", started=False
-                )
+        while self._wait_ready():
+            if time.monotonic() > deadline:
                 return played, True
-            match = following
-            if then is not None:
-                claim = then
-
-    def _next_claim(self, tournament_id: int | None) -> NextClaim:
-        """A claim for this worker: a new holder, its lease, and where the play will run
-        (the claim records it)."""
-        return NextClaim(
-            self._holder(),
-            lease_seconds=self.lease_s,
-            tournament_id=tournament_id,
-            remote_host=self.remote_host,
-            live_referee=self.link.address,
-        )
+            holder = self._holder()
+            at = self.link.address  # the claim records where the play runs
+            match = self.store.claim_match(
+                holder,
+                lease_seconds=self.lease_s,
+                tournament_id=tournament_id,
+                remote_host=self.remote_host,
+                live_referee=at,
+            )
+            if match is None:
+                return played, False
+            self.play(match, holder, claimed_at=at)
+            played += 1
+        return played, True
 
     def play_one(self, match_id: int) -> Played | None:
         """Claim the match ``match_id`` and play it; returns its state afterwards, or None
@@ -316,15 +289,7 @@ class Host:
         recorded as the live location (None: it recorded none). What it logs meanwhile
         carries the match's id, and what it says of WARNING and up is kept with the match
         (:mod:`worker.logs`)."""
-        return self._play(match, holder, claimed_at, None)[0]
-
-    def _play(
-        self, match: Match, holder: str, claimed_at: str | None, then: NextClaim | None
-    ) -> tuple[Played, Match | None]:
-        """:meth:`play`, whose finish also claims the next match with ``then``: the state,
-        and the match it claimed (None: none)."""
         metrics.claimed(match, self.lease_s)
-        following = None
         fault = None
         with logs.about_match(match.id) as said:
             stop_renewing = threading.Event()
@@ -339,7 +304,7 @@ class Host:
             try:
                 live = self._start(match, holder)
                 started = True
-                state, following = self._finish(match, holder, live, claimed_at, then)
+                state = self._finish(match, holder, live, claimed_at)
             except Exception as exc:  # the match could not be played: back to the queue
                 fault = "platform" if platform_fault(exc) else "match"
                 state = self._give_back(match, holder, exc, started)
@@ -349,7 +314,7 @@ class Host:
         metrics.played(match.game, state, fault)
         self._keep_said(match, said)
         notices.publish(self.redis, match.tournament_id, match_id=match.id, state=state)
-        return state, following
+        return state
 
     def _keep_said(self, match: Match, said: logs.Said) -> None:
         """Keep what this worker logged about the play (WARNING and up), if anything, for
@@ -440,11 +405,9 @@ class Host:
             raise BotStartError(f"its remote bot is not connected to {self.name}")
         return session
 
-    def _finish(
-        self, match: Match, holder: str, live: _Live, claimed_at: str | None, then: NextClaim | None
-    ) -> tuple[Played, Match | None]:
+    def _finish(self, match: Match, holder: str, live: _Live, claimed_at: str | None) -> Played:
         """Wait for the referee's result and commit it (or give the match back if the
-        referee aborted it); with ``then``, the commit claims the next match too."""
+        referee aborted it)."""
         link, referee_id = live.link, live.referee_id
         # The claim recorded the live location, unless it did not or the referee was
         # replaced since; nothing here clears it: whatever ends this play moves the match
@@ -461,22 +424,20 @@ class Host:
         )
         try:
             began = time.perf_counter()
-            if self.stopping.is_set():  # it takes no new match
-                then = None
-            done, following = self.store.finish_and_claim(match.id, holder, finished, then)
+            done = self.store.finish_match(match.id, holder, finished)
             metrics.FINISH_SECONDS.labels(match.game).observe(time.perf_counter() - began)
         except InvalidResult as exc:  # aborted: played again; a record that does not fit
             log.warning("match %d was not finished: %s", match.id, exc.reason)
             wait = retry_wait(match.attempts) if exc.retry else 0.0  # is never retried
-            state = self.store.fail_match(
-                match.id, holder, exc.reason, retry=exc.retry, wait_s=wait
+            return (
+                self.store.fail_match(match.id, holder, exc.reason, retry=exc.retry, wait_s=wait)
+                or "lost"
             )
-            return state or "lost", None
         if done:
             metrics.finished(match.game, reply.record_data, (finished.duration_ms or 0) / 1e3)
             self._keep_logs(match, live)
             self._keep_limits(match)
-        return "done" if done else "lost", following
+        return "done" if done else "lost"
 
     def _keep_limits(self, match: Match) -> None:
         """Note, beside their status, the seats whose bot a limit of the sandbox stopped."""

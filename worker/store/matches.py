@@ -131,18 +131,6 @@ WORKER_LOGS_KEPT = 10
 
 
 @dataclass(frozen=True, slots=True)
-class NextClaim:
-    """The claim :meth:`MatchStore.finish_and_claim` makes in its finish's transaction:
-    what :meth:`MatchStore.claim_match` would claim with these arguments."""
-
-    holder: str
-    lease_seconds: float = 60.0
-    tournament_id: int | None = None
-    remote_host: str | None = None
-    live_referee: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class RecordEntry:
     """One record in a listing: the decoded value, or why it could not be read."""
 
@@ -248,52 +236,6 @@ def _match(row: Mapping[str, Any]) -> Match:
         created_at=row["created_at"],
         finished_at=row["finished_at"],
     )
-
-
-def _claim_query(
-    claim: NextClaim, *, match_id: int | None = None, own_transaction: bool
-) -> tuple[str, dict[str, Any]]:
-    """The statement of a claim (:meth:`MatchStore.claim_match`) and its parameters. As
-    its ``own_transaction``, it also skips the wait for the WAL flush of its commit."""
-    only = "AND id = %(id)s" if match_id is not None else ""
-    if claim.tournament_id is not None:
-        only += " AND tournament_id = %(tournament)s"
-    only += f" AND {_REMOTE_SEATS_HERE}"
-    # The lowest claimable id is the smaller of the first queued match (an index scan
-    # of matches_queued in id order that stops at the first row it can lock) and the
-    # first match whose lease expired (matches_running_lease; normally none). One scan
-    # over both conditions would read and sort every queued match on each claim.
-    sql = f"""
-        WITH claimed AS (
-            UPDATE matches m
-            SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
-                lease_expires = now() + %(lease)s * interval '1 second',
-                started_at = now(), live_referee = %(live)s::text,
-                live_match = CASE WHEN %(live)s::text IS NOT NULL THEN {_LIVE_MATCH} END
-            WHERE m.id = least(
-                (SELECT id FROM matches
-                 WHERE state = 'queued' AND attempts < max_attempts {only}
-                   AND (not_before IS NULL OR not_before <= now())
-                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
-                (SELECT id FROM matches
-                 WHERE state = 'running' AND lease_expires < now()
-                   AND attempts < max_attempts {only}
-                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))
-              AND (m.state = 'queued' OR (m.state = 'running' AND m.lease_expires < now()))
-            RETURNING m.*)
-        SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m"""
-    if own_transaction:
-        sql += " WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"
-    params = {
-        "holder": claim.holder,
-        "lease": claim.lease_seconds,
-        "id": match_id,
-        "tournament": claim.tournament_id,
-        "remote_host": claim.remote_host,
-        "online": REMOTE_ONLINE_S,
-        "live": claim.live_referee,
-    }
-    return sql, params
 
 
 class MatchStore(StoreBase):
@@ -436,11 +378,43 @@ class MatchStore(StoreBase):
         ``live_referee`` (the referee address the play will run on) the claim also
         records the live location, as :meth:`set_live` would, the referee's match id
         being :func:`referee_match_id` of the claim."""
-        sql, params = _claim_query(
-            NextClaim(holder, lease_seconds, tournament_id, remote_host, live_referee),
-            match_id=match_id,
-            own_transaction=True,
-        )
+        only = "AND id = %(id)s" if match_id is not None else ""
+        if tournament_id is not None:
+            only += " AND tournament_id = %(tournament)s"
+        only += f" AND {_REMOTE_SEATS_HERE}"
+        # The lowest claimable id is the smaller of the first queued match (an index scan
+        # of matches_queued in id order that stops at the first row it can lock) and the
+        # first match whose lease expired (matches_running_lease; normally none). One scan
+        # over both conditions would read and sort every queued match on each claim.
+        sql = f"""
+            WITH claimed AS (
+                UPDATE matches m
+                SET state = 'running', attempts = m.attempts + 1, lease_holder = %(holder)s,
+                    lease_expires = now() + %(lease)s * interval '1 second',
+                    started_at = now(), live_referee = %(live)s::text,
+                    live_match = CASE WHEN %(live)s::text IS NOT NULL THEN {_LIVE_MATCH} END
+                WHERE m.id = least(
+                    (SELECT id FROM matches
+                     WHERE state = 'queued' AND attempts < max_attempts {only}
+                       AND (not_before IS NULL OR not_before <= now())
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
+                    (SELECT id FROM matches
+                     WHERE state = 'running' AND lease_expires < now()
+                       AND attempts < max_attempts {only}
+                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))
+                  AND (m.state = 'queued' OR (m.state = 'running' AND m.lease_expires < now()))
+                RETURNING m.*)
+            SELECT {_MATCH_COLUMNS}, {_SEATS_OF} AS seats FROM claimed m
+            WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL"""
+        params = {
+            "holder": holder,
+            "lease": lease_seconds,
+            "id": match_id,
+            "tournament": tournament_id,
+            "remote_host": remote_host,
+            "online": REMOTE_ONLINE_S,
+            "live": live_referee,
+        }
 
         def op(conn: psycopg.Connection) -> Match | None:
             # A claim need not survive a server crash: if it is lost, the match is claimable
@@ -640,13 +614,6 @@ class MatchStore(StoreBase):
         return {int(i): s for i, s in rows}
 
     def finish_match(self, match_id: int, holder: str, finished: FinishedMatch) -> bool:
-        """Commit a finished match held by ``holder`` (:meth:`finish_and_claim` without
-        the claim): True if this call finished it."""
-        return self.finish_and_claim(match_id, holder, finished, None)[0]
-
-    def finish_and_claim(
-        self, match_id: int, holder: str, finished: FinishedMatch, then: NextClaim | None
-    ) -> tuple[bool, Match | None]:
         """Commit a finished match held by ``holder``: its record, seat results and the Elo
         updates, in one transaction. True if this call finished it; False (and nothing
         changed) if it was already finished, cancelled, or is no longer ``holder``'s.
@@ -665,30 +632,13 @@ class MatchStore(StoreBase):
         results with each version's Elo update, the record packed by
         :mod:`worker.store.packing`, ratings) and COMMIT. The Elo arithmetic runs in Python in
         between, the same :func:`worker.ratings.elo_after` that the recompute replays. Only
-        a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why.
-
-        With ``then``, a finish that commits also claims the next match, as
-        :meth:`claim_match` would, in the same transaction: the claim is sent with the
-        write and the COMMIT, so it costs no round trip and no commit of its own (a worker
-        draining a tournament, :meth:`worker.host.Host.drain`). Returns whether this call
-        finished the match, and the match claimed (None: none, or no ``then``); a refused
-        finish claims nothing."""
+        a refused finish costs one more statement, :data:`_FINISH_REFUSED`, to say why."""
         checked = check_finished(match_id, finished)
         game, num_seats, results = checked.game, checked.num_seats, checked.results
         packed_format, packed = packing.pack(game, finished.record)
         lock = {"id": match_id, "holder": holder, "game": game, "num_seats": num_seats}
 
-        claim = None if then is None else _claim_query(then, own_transaction=False)
-
-        def op(conn: psycopg.Connection) -> tuple[bool, Match | None]:
-            with conn.cursor(row_factory=dict_row) as claimed:
-                if not finish(conn, claimed):
-                    return False, None
-                # the COMMIT went with the write and the claim: the claim's row is here
-                row = None if claim is None else claimed.fetchone()
-            return True, None if row is None else _match(row)
-
-        def finish(conn: psycopg.Connection, claimed: psycopg.Cursor[Any]) -> bool:
+        def op(conn: psycopg.Connection) -> bool:
             with conn.cursor() as cur, one_trip_transaction(conn):
                 row = cur.execute(_FINISH_LOCK, lock).fetchone()
                 if row is None:
@@ -748,8 +698,6 @@ class MatchStore(StoreBase):
                         "after": list(final.values()),
                     },
                 )
-                if claim is not None:
-                    claimed.execute(*claim)
                 return True
 
         return self._run(op)
