@@ -144,3 +144,24 @@ def test_bench_tournament_over_hosts_counts_each_phase_and_each_host() -> None:
     assert set(two["matches_by_host"]) == {"w1", "w2"}
     assert sum(two["matches_by_host"].values()) == 6
     assert one["matches_per_s"] > 0 and two["matches_per_s"] > 0
+
+
+def test_bench_ceiling_plays_each_deal_in_every_seat() -> None:
+    figures = _arena("bench", "ceiling", "--game", "flip-flop", "--seats", "4", "--deals", "2")
+    assert figures["games"] == 8 and figures["seats"] == 4
+    assert isinstance(figures["score"], float) and 0 <= figures["score"] <= 1
+    assert figures["by_role"] == {}
+
+
+def test_t4_the_sitter_scores_a_quarter_of_a_one_hand_match_whatever_it_sees() -> None:
+    """What caps a one-hand Gin for three duel at 75%: the seat sitting out never scores
+    (T4), so it shares the loser's place, half a game against the loser and none against
+    the winner, even when it sees every card."""
+    from arena.bench import ceiling
+
+    figures = ceiling.run("gin-three", 3, deals=4)
+    roles = figures["by_role"]
+    assert roles["sitter"] == 0.25
+    mean = (roles["box"] + roles["captain"] + roles["sitter"]) / 3
+    assert figures["score"] == pytest.approx(mean, abs=1e-3)
+    assert figures["score"] <= 0.75

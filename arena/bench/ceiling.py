@@ -1,0 +1,111 @@
+"""What a seat could score against the heuristic bot if it saw every card: the reference
+bot's search (``bots/examples/search_bot.py``) given the real state instead of samples,
+the other hands and the stock's order included (``docs/performance.md``, "The reference
+bot").
+
+This is not a bot: no seat can see what it sees. It bounds what the search can gain by
+inferring the hidden cards better, and what is left is the deal's luck. Each deal is
+played once with the seeing seat in each seat and the heuristic in the others, as a
+duplicate duel plays it (``docs/duels.md``), and scored as a duel scores a table: the
+seat's mean pairwise score against the heuristic's seats (``worker.sprt.table_score``).
+One playout per candidate action decides, since the real state leaves nothing to
+sample: the same playout, from the same state, as the reference bot's."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from typing import Any
+
+#: One hand (or round) per game, as the reference bot's duels are played.
+ONE_HAND: dict[str, dict[str, int]] = {
+    "hollywood-gin": {"max_hands": 1},
+    "gin-three": {"max_hands": 1},
+    "rummy-500": {"max_hands": 1},
+    "flip-flop": {"max_rounds": 1},
+}
+
+
+def seeing_choice(state: Any, seat: int) -> str:
+    """The action the search plays for ``seat`` knowing ``state`` itself: the best of its
+    candidates by one playout each from a clone of the real state, the heuristic's
+    action on a tie."""
+    from bots.examples import search_bot
+
+    view = state.view(seat)
+    legal = list(view.legal_actions)
+    preferred = search_bot.heuristic(view)
+    if len(legal) == 1:
+        return str(legal[0])
+    perspective = search_bot._perspective(view)
+    rng = random.Random(0)
+    tried = search_bot.candidates(view)
+    if preferred not in tried:
+        tried.append(preferred)
+    values = {a: search_bot.playout(state.clone(), a, perspective, rng) for a in tried}
+    return max(tried, key=lambda a: (values[a], a == preferred))
+
+
+def play_deal(game: str, seats: int, deal: int, seeing: int) -> tuple[list[int], str]:
+    """The ranks of one match of ``deal`` with the seeing seat at ``seeing`` and the
+    heuristic bot everywhere else, and the seeing seat's role in Gin for three's hand
+    (box, captain or sitter; else "")."""
+    from bots.examples import search_bot
+    from referee.games import get_game
+
+    state = get_game(game).new_match(deal, seats=seats, options=ONE_HAND[game])
+    role = ""
+    if game == "gin-three":
+        roles = state.view(seeing).roles
+        role = {roles.box: "box", roles.captain: "captain", roles.sitter: "sitter"}[seeing]
+    while (seat := state.to_act()) is not None:
+        if seat == seeing:
+            action = seeing_choice(state, seat)
+        else:
+            action = search_bot.heuristic(state.view(seat))
+        state.apply_checked(action)
+    result = state.result()
+    assert result is not None
+    return list(result.ranks), role
+
+
+def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
+    """Play ``deals`` deals in every seat; the seeing seat's score and its spread."""
+    from worker.sprt import table_score
+
+    started = time.perf_counter()
+    sets = []
+    by_role: dict[str, list[float]] = {}
+    for i in range(deals):
+        deal = seed * 1_000_003 + i
+        scores = []
+        for seat in range(seats):
+            ranks, role = play_deal(game, seats, deal, seat)
+            scores.append(table_score(ranks, seat))
+            if role:
+                by_role.setdefault(role, []).append(scores[-1])
+        sets.append(scores)
+    means = [statistics.fmean(s) for s in sets]
+    score = statistics.fmean(means)
+    stderr = statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else 0.0
+    return {
+        "game": game,
+        "seats": seats,
+        "deals": deals,
+        "games": deals * seats,
+        "score": round(score, 4),
+        "stderr": round(stderr, 4),
+        "elo": round(_elo(score), 1),
+        # sets in which the seat scored the same wherever it sat: the deal decided
+        "sets_same_in_every_seat": sum(1 for s in sets if max(s) == min(s)),
+        # Gin for three: its score in each role of the hand
+        "by_role": {role: round(statistics.fmean(v), 4) for role, v in sorted(by_role.items())},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def _elo(score: float) -> float:
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)

@@ -1,0 +1,75 @@
+"""``arena bench ceiling``: what the reference bot's search scores against the heuristic
+bot when it sees every card, the bound of what inferring the hidden cards better can
+gain (``docs/performance.md``, "The reference bot")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from arena.cli import CommandError
+from arena.commands import add_command, examples, json_argument, print_table
+
+
+def register(sub: Any, bench_sub: Any) -> None:
+    """Add ``arena bench ceiling``."""
+    b = add_command(
+        bench_sub,
+        "ceiling",
+        help="the reference bot's search seeing every card, against the heuristic bot",
+        examples=examples(
+            "arena bench ceiling --game gin-three --deals 100",
+            "arena bench ceiling --game flip-flop --seats 4 --json",
+        ),
+    )
+    from referee.games import game_names
+
+    b.add_argument("--game", required=True, choices=game_names(), help="the game: %(choices)s")
+    b.add_argument(
+        "--seats", type=int, default=None, help="seats at the table (default: the game's fewest)"
+    )
+    b.add_argument(
+        "--deals",
+        type=int,
+        default=100,
+        metavar="N",
+        help="deals, each played with the seeing seat in every seat (default 100)",
+    )
+    b.add_argument("--seed", type=int, default=1, help="the first deal's seed (default 1)")
+    json_argument(b, "one JSON object")
+    b.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from arena.bench import ceiling
+    from referee.games import get_game
+
+    spec = get_game(args.game)
+    seats = spec.min_seats if args.seats is None else args.seats
+    if not spec.min_seats <= seats <= spec.max_seats:
+        raise CommandError(
+            f"{args.game} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"
+        )
+    if args.deals < 1:
+        raise CommandError("--deals must be at least 1")
+    figures = ceiling.run(args.game, seats, args.deals, args.seed)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"arena bench ceiling: {args.game}, {seats} seats, {args.deals} deals")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("games", str(figures["games"]))
+    table.add_row(
+        "score against the heuristic", f"{figures['score']:.1%} ± {figures['stderr']:.1%}"
+    )
+    table.add_row("Elo", f"{figures['elo']:+.0f}")
+    table.add_row("sets scored the same in every seat", str(figures["sets_same_in_every_seat"]))
+    for role, score in figures["by_role"].items():
+        table.add_row(f"score as {role}", f"{score:.1%}")
+    table.add_row("time", f"{figures['seconds']:.1f} s")
+    print_table(table)
+    return 0
