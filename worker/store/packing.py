@@ -1,11 +1,11 @@
 """How the store keeps a record's bytes: packed with DEFLATE and a dictionary of the
-record's game (``docs/storage.md``, "Records as stored").
+record's game (``docs/storage.md``, "Records").
 
-A one-hand Hollywood Gin record is about 400 bytes, two thirds of them its header: the
+A one-hand Hollywood Gin record is about 470 bytes, most of them its header: the
 game's option names, the seats' names, the clock, the result's JSON. Those repeat from
 one record to the next, but a record is too small for a compressor to find them in it
 alone (plain DEFLATE saves a fifth). A dictionary holds them once, and the compressor
-refers to it: the record comes to about 130 bytes. Postgres compresses only values of
+refers to it: the record comes to about 165 bytes. Postgres compresses only values of
 2 KB and more, so the store does it itself.
 
 ``format`` (a column of ``match_records``) says how the bytes were kept:
