@@ -68,6 +68,7 @@ REPORTING = (
     "arena bench engine",
     "arena bench codec",
     "arena bench referee",
+    "arena bench ceiling",
     "arena bench sample",
     "arena bench sandbox",
     "arena bench scale",
