@@ -14,7 +14,7 @@ import pytest
 from referee.games import game_names
 from tests.store_fixtures import finished_match, make_bots
 from worker import db
-from worker.store import CorruptRecord, Store, packing
+from worker.store import CorruptRecord, FinishedMatch, Store, packing
 
 pytest_plugins = ["tests.store_fixtures"]
 
@@ -50,6 +50,14 @@ PREVIOUS_FINISH_WRITE = """
     FROM unnest(%(rated)s::bigint[], %(before)s::float8[], %(after)s::float8[]) AS u(v, b, a)"""
 
 
+def finish_one(store: Store, versions: list[int], finished: FinishedMatch) -> int:
+    """A Hollywood Gin match of ``versions`` queued, claimed and finished with ``finished``."""
+    match = store.create_match(GAME, versions)
+    store.claim_match("w", match_id=match.id)
+    assert store.finish_match(match.id, "w", finished)
+    return match.id
+
+
 def stored(store: Store, match_id: int) -> tuple[str, bytes, str | None]:
     with psycopg.connect(store.url) as conn:
         row = conn.execute(
@@ -60,43 +68,32 @@ def stored(store: Store, match_id: int) -> tuple[str, bytes, str | None]:
 
 
 def test_a_record_is_kept_packed_and_read_back_as_the_referee_wrote_it(store: Store) -> None:
-    a, b = make_bots(store, 2)
-    match = store.create_match(GAME, [a, b])
-    store.claim_match("w")
     finished = finished_match(GAME, [0, 1], [25, 0])
-    assert store.finish_match(match.id, "w", finished)
-    format, data, game = stored(store, match.id)
+    match_id = finish_one(store, make_bots(store, 2), finished)
+    format, data, game = stored(store, match_id)
     assert format == packing.PACKED and game is None  # the match's game is read instead
     assert len(data) < len(finished.record) / 2
-    assert store.record(match.id) == finished.record
-    [entry] = store.records([match.id])
+    assert store.record(match_id) == finished.record
+    [entry] = store.records([match_id])
     assert entry.value == finished.record and entry.error is None
 
 
 def test_a_record_the_release_before_kept_as_written_reads_back(store: Store) -> None:
-    a, b = make_bots(store, 2)
-    match = store.create_match(GAME, [a, b])
-    store.claim_match("w")
     finished = finished_match(GAME, [1, 0], [0, 30])
-    assert store.finish_match(match.id, "w", finished)
+    match_id = finish_one(store, make_bots(store, 2), finished)
     with psycopg.connect(store.url) as conn:
         conn.execute(
             "UPDATE match_records SET format = %s, record = %s, game = %s WHERE match_id = %s",
-            (packing.RAW, finished.record, GAME, match.id),
+            (packing.RAW, finished.record, GAME, match_id),
         )
-    assert store.record(match.id) == finished.record
+    assert store.record(match_id) == finished.record
 
 
 def test_packed_bytes_that_do_not_unpack_are_a_corrupt_record_naming_its_match(
     store: Store,
 ) -> None:
-    a, b = make_bots(store, 2)
-    ids = []
-    for _ in range(3):
-        match = store.create_match(GAME, [a, b])
-        store.claim_match("w")
-        assert store.finish_match(match.id, "w", finished_match(GAME, [0, 1], [10, 0]))
-        ids.append(match.id)
+    versions = make_bots(store, 2)
+    ids = [finish_one(store, versions, finished_match(GAME, [0, 1], [10, 0])) for _ in range(3)]
     broken, unknown, good = ids
     _, data, _ = stored(store, broken)
     with psycopg.connect(store.url) as conn:

@@ -19,13 +19,7 @@ import statistics
 import time
 from typing import Any
 
-#: One hand (or round) per game, as the reference bot's duels are played.
-ONE_HAND: dict[str, dict[str, int]] = {
-    "hollywood-gin": {"max_hands": 1},
-    "gin-three": {"max_hands": 1},
-    "rummy-500": {"max_hands": 1},
-    "flip-flop": {"max_rounds": 1},
-}
+from arena.bench.sample import ONE_HAND
 
 
 def seeing_choice(state: Any, seat: int) -> str:
@@ -73,7 +67,7 @@ def play_deal(game: str, seats: int, deal: int, seeing: int) -> tuple[list[int],
 
 def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
     """Play ``deals`` deals in every seat; the seeing seat's score and its spread."""
-    from worker.sprt import table_score
+    from worker.sprt import score_to_elo, table_score
 
     started = time.perf_counter()
     sets = []
@@ -97,15 +91,10 @@ def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
         "games": deals * seats,
         "score": round(score, 4),
         "stderr": round(stderr, 4),
-        "elo": round(_elo(score), 1),
+        "elo": round(score_to_elo(score), 1) if 0 < score < 1 else None,  # JSON has no inf
         # sets in which the seat scored the same wherever it sat: the deal decided
         "sets_same_in_every_seat": sum(1 for s in sets if max(s) == min(s)),
         # Gin for three: its score in each role of the hand
         "by_role": {role: round(statistics.fmean(v), 4) for role, v in sorted(by_role.items())},
         "seconds": round(time.perf_counter() - started, 1),
     }
-
-
-def _elo(score: float) -> float:
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / score - 1)

@@ -66,7 +66,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     table.add_row(
         "score against the heuristic", f"{figures['score']:.1%} ± {figures['stderr']:.1%}"
     )
-    table.add_row("Elo", f"{figures['elo']:+.0f}")
+    elo = figures["elo"]
+    table.add_row("Elo", "every game won or lost" if elo is None else f"{elo:+.0f}")
     table.add_row("sets scored the same in every seat", str(figures["sets_same_in_every_seat"]))
     for role, score in figures["by_role"].items():
         table.add_row(f"score as {role}", f"{score:.1%}")
