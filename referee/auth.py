@@ -16,10 +16,13 @@ watch one match's public events and do nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import os
 import secrets
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -46,12 +49,7 @@ def platform_secret() -> str:
     path = settings.arena_home() / SECRET_FILE
     try:
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_urlsafe(32) + "\n")
-        secret = path.read_text().strip()
-    except FileExistsError:  # made by another process at the same moment
+            _make_secret(path)
         secret = path.read_text().strip()
     except OSError as exc:
         raise SecretError(
@@ -61,6 +59,22 @@ def platform_secret() -> str:
     if not secret:
         raise SecretError(f"{path} is empty: delete it to make a new secret, or set {SECRET_ENV}")
     return secret
+
+
+def _make_secret(path: Path) -> None:
+    """Write a new secret at ``path`` unless one is there: written in full to a file
+    of its own, then linked into place, so a process starting at the same moment reads
+    either no file or the whole secret (never one made but not yet written), and the
+    first link wins."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, draft = tempfile.mkstemp(prefix=f".{SECRET_FILE}.", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(32) + "\n")
+        with contextlib.suppress(FileExistsError):  # another process linked its own first
+            os.link(draft, path)
+    finally:
+        os.unlink(draft)
 
 
 def secret_source() -> str:

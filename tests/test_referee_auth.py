@@ -6,6 +6,7 @@ lock the bots out."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import random
 import resource
@@ -114,6 +115,43 @@ def test_the_embedded_platform_keeps_its_secret_under_arena_home(tmp_path: Path)
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+def _secrets_of(homes: list[str], start: float) -> list[str]:
+    """In a process of its own: the platform's secret of each home, in order (every
+    process starts at the same moment and walks the same homes, so they race)."""
+    from referee import auth
+
+    while time.time() < start:
+        pass
+    found = []
+    for home in homes:
+        os.environ["ARENA_HOME"] = home
+        try:
+            found.append(auth.platform_secret())
+        except auth.SecretError as exc:
+            found.append(f"error: {exc}")
+    return found
+
+
+def test_processes_making_the_secret_at_once_all_read_the_one_made(tmp_path: Path) -> None:
+    """Two workers started together on a new home each take the secret; a reader must
+    never see the file made but not yet written (it read an empty secret, and its
+    referee took a fresh one the web's live view could not match)."""
+    homes = [str(tmp_path / f"home{i}") for i in range(300)]
+    env_secret = os.environ.pop(SECRET_ENV, None)
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(4) as pool:
+            start = time.time() + 0.5
+            results = pool.starmap(_secrets_of, [(homes, start)] * 4)
+    finally:
+        if env_secret is not None:
+            os.environ[SECRET_ENV] = env_secret
+    for i, home in enumerate(homes):
+        seen = {found[i] for found in results}
+        made = (Path(home) / SECRET_FILE).read_text().strip()
+        assert seen == {made}, (home, seen)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ credential on every call (``docs/protocol.md``)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import secrets
 import shutil
@@ -27,6 +28,7 @@ from rummyarena.v1 import match_pb2, match_pb2_grpc
 from worker.children import child_env
 
 #: How long a call on the match service may take (the referee answers at once).
+log = logging.getLogger(__name__)
 CALL_S = 10.0
 
 
@@ -68,7 +70,9 @@ class LocalReferee:
     def __init__(self, *, extra_args: Sequence[str] = (), host: str = "127.0.0.1") -> None:
         try:
             self.secret = platform_secret()
-        except SecretError:
+        except SecretError as exc:
+            # this worker's matches still play; only the live view cannot follow them
+            log.warning("%s; the worker's referee takes a secret of its own", exc)
             self.secret = secrets.token_urlsafe(24)
         # the socket sandboxed bots reach it through, in a folder only this user may enter
         self.folder = Path(tempfile.mkdtemp(prefix="arena-referee-"))
