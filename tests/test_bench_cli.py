@@ -4,12 +4,15 @@ see docs/performance.md)."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from arena.bench.sample import ONE_HAND
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -165,3 +168,39 @@ def test_t4_the_sitter_scores_a_quarter_of_a_one_hand_match_whatever_it_sees() -
     mean = (roles["box"] + roles["captain"] + roles["sitter"]) / 3
     assert figures["score"] == pytest.approx(mean, abs=1e-3)
     assert figures["score"] <= 0.75
+
+
+def test_knowing_the_hands_the_search_plays_the_same_whatever_the_stocks_order() -> None:
+    """``arena bench ceiling --knowing hands`` bounds what inferring the opponent's hand
+    can gain, so the search must not see the stock's order: with the real stock put in
+    another order, every decision of a hand is the same."""
+    from arena.bench import ceiling
+    from referee.games import get_game
+
+    decided = 0
+    for deal in range(3):
+        state = get_game("hollywood-gin").new_match(deal, options=ONE_HAND["hollywood-gin"])
+        while (seat := state.to_act()) is not None:
+            action = ceiling.rounds_choice(state, seat, random.Random(deal), "hands")
+            other = state.clone()
+            hand = other.hand
+            rest = hand.deck[hand.stock_pos :]
+            random.Random(7).shuffle(rest)
+            hand.deck = hand.deck[: hand.stock_pos] + rest
+            assert ceiling.rounds_choice(other, seat, random.Random(deal), "hands") == action
+            decided += len(state.legal_actions()) > 1
+            state.apply_checked(action)
+    assert decided > 10
+
+
+def test_knowing_the_hands_is_for_the_gin_games() -> None:
+    command = ("bench", "ceiling", "--game", "rummy-500", "--knowing", "hands")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--knowing hands" in done.stderr and "not rummy-500" in done.stderr

@@ -20,6 +20,10 @@ import time
 from typing import Any
 
 from arena.bench.sample import ONE_HAND
+from referee import scenario
+
+#: The games whose hands hold the stock ``hands_choice`` shuffles.
+GIN_GAMES = ("hollywood-gin", "gin-three")
 
 
 def seeing_choice(state: Any, seat: int) -> str:
@@ -42,7 +46,59 @@ def seeing_choice(state: Any, seat: int) -> str:
     return max(tried, key=lambda a: (values[a], a == preferred))
 
 
-def play_deal(game: str, seats: int, deal: int, seeing: int) -> tuple[list[int], str]:
+#: What the seeing seat is given: every card (the hands and the stock's order); the
+#: hands only, the stock's order sampled (the Gin games: the bound of inferring the
+#: opponent's hand, with the luck of the draws left in); or only what the seat knows,
+#: sampled as the reference bot samples (the bot itself, at a fixed number of rounds
+#: instead of a time budget: the same harness's figure for what it infers now).
+KNOWING = ("everything", "hands", "view")
+#: Sampled rounds per decision when not everything is known.
+ROUNDS = 16
+
+
+def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> str:
+    """The action the search plays for ``seat`` knowing the hands of ``state`` (not the
+    order of its stock), or only its view: the reference bot's own choice rule (the best
+    mean margin, kept only when it beats the heuristic's action by ``CONFIDENCE``
+    standard errors), over ``ROUNDS`` samples, every action of a round played on a
+    clone of the same sample."""
+    from bots.examples import search_bot
+
+    view = state.view(seat)
+    legal = list(view.legal_actions)
+    preferred = search_bot.heuristic(view)
+    if len(legal) == 1:
+        return str(legal[0])
+    perspective = search_bot._perspective(view)
+    tried = search_bot.candidates(view)
+    if preferred not in tried:
+        tried.append(preferred)
+    events = state.events_for(seat) if knowing == "view" else []
+    values: dict[str, list[float]] = {a: [] for a in tried}
+    for _ in range(ROUNDS):
+        if knowing == "view":
+            options = ONE_HAND[state.game]
+            seed = search_bot.likely_seed(view, events, options, rng)
+            sample = scenario.sample(view, events, random.Random(seed), options=options)
+        else:
+            sample = state.clone()
+            hand = sample.hand
+            rest = sorted(hand.deck[hand.stock_pos :])  # the cards, not their order
+            rng.shuffle(rest)
+            hand.deck = hand.deck[: hand.stock_pos] + rest  # the real deck is shared
+        for action in tried:
+            values[action].append(search_bot.playout(sample.clone(), action, perspective, rng))
+    mean = {a: statistics.fmean(v) for a, v in values.items()}
+    best = max(tried, key=lambda a: (mean[a], a == preferred))
+    stderr = search_bot._paired_stderr(values[best], values[preferred])
+    if mean[best] - mean[preferred] <= search_bot.CONFIDENCE * stderr:
+        return preferred
+    return best
+
+
+def play_deal(
+    game: str, seats: int, deal: int, seeing: int, knowing: str = "everything"
+) -> tuple[list[int], str]:
     """The ranks of one match of ``deal`` with the seeing seat at ``seeing`` and the
     heuristic bot everywhere else, and the seeing seat's role in Gin for three's hand
     (box, captain or sitter; else "")."""
@@ -50,12 +106,15 @@ def play_deal(game: str, seats: int, deal: int, seeing: int) -> tuple[list[int],
     from referee.games import get_game
 
     state = get_game(game).new_match(deal, seats=seats, options=ONE_HAND[game])
+    rng = random.Random(deal)
     role = ""
     if game == "gin-three":
         roles = state.view(seeing).roles
         role = {roles.box: "box", roles.captain: "captain", roles.sitter: "sitter"}[seeing]
     while (seat := state.to_act()) is not None:
-        if seat == seeing:
+        if seat == seeing and knowing != "everything":
+            action = rounds_choice(state, seat, rng, knowing)
+        elif seat == seeing:
             action = seeing_choice(state, seat)
         else:
             action = search_bot.heuristic(state.view(seat))
@@ -65,8 +124,14 @@ def play_deal(game: str, seats: int, deal: int, seeing: int) -> tuple[list[int],
     return list(result.ranks), role
 
 
-def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
+def run(
+    game: str, seats: int, deals: int, seed: int = 1, knowing: str = "everything"
+) -> dict[str, Any]:
     """Play ``deals`` deals in every seat; the seeing seat's score and its spread."""
+    if knowing not in KNOWING:
+        raise ValueError(f"knowing is one of {', '.join(KNOWING)}, not {knowing!r}")
+    if knowing == "hands" and game not in GIN_GAMES:
+        raise ValueError(f"--knowing hands is for {' and '.join(GIN_GAMES)}, not {game}")
     from worker.sprt import score_to_elo, table_score
 
     started = time.perf_counter()
@@ -76,7 +141,7 @@ def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
         deal = seed * 1_000_003 + i
         scores = []
         for seat in range(seats):
-            ranks, role = play_deal(game, seats, deal, seat)
+            ranks, role = play_deal(game, seats, deal, seat, knowing)
             scores.append(table_score(ranks, seat))
             if role:
                 by_role.setdefault(role, []).append(scores[-1])
@@ -87,6 +152,7 @@ def run(game: str, seats: int, deals: int, seed: int = 1) -> dict[str, Any]:
     return {
         "game": game,
         "seats": seats,
+        "knowing": knowing,
         "deals": deals,
         "games": deals * seats,
         "score": round(score, 4),

@@ -21,6 +21,7 @@ def register(sub: Any, bench_sub: Any) -> None:
         examples=examples(
             "arena bench ceiling --game gin-three --deals 100",
             "arena bench ceiling --game flip-flop --seats 4 --json",
+            "arena bench ceiling --game hollywood-gin --knowing hands",
         ),
     )
     from referee.games import game_names
@@ -37,6 +38,13 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="deals, each played with the seeing seat in every seat (default 100)",
     )
     b.add_argument("--seed", type=int, default=1, help="the first deal's seed (default 1)")
+    b.add_argument(
+        "--knowing",
+        choices=("everything", "hands", "view"),
+        default="everything",
+        help="what the search is given: every card (default); the hands, not the stock's "
+        "order (the Gin games); or the seat's view, sampled as the reference bot samples",
+    )
     json_argument(b, "one JSON object")
     b.set_defaults(func=cmd_bench)
 
@@ -53,13 +61,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     if args.deals < 1:
         raise CommandError("--deals must be at least 1")
-    figures = ceiling.run(args.game, seats, args.deals, args.seed)
+    if args.knowing == "hands" and args.game not in ceiling.GIN_GAMES:
+        raise CommandError(
+            f"--knowing hands shuffles a Gin hand's stock: it is for "
+            f"{' and '.join(ceiling.GIN_GAMES)}, not {args.game}; leave it out to see every card"
+        )
+    figures = ceiling.run(args.game, seats, args.deals, args.seed, args.knowing)
     if args.json:
         print(json.dumps(figures))
         return 0
     from rich.table import Table
 
-    table = Table(title=f"arena bench ceiling: {args.game}, {seats} seats, {args.deals} deals")
+    title = f"arena bench ceiling: {args.game}, {seats} seats, {args.deals} deals"
+    table = Table(title=f"{title}, knowing {args.knowing}")
     table.add_column("figure")
     table.add_column("value", justify="right")
     table.add_row("games", str(figures["games"]))
