@@ -215,3 +215,78 @@ def test_the_sdk_rejoins_after_a_network_blip(ref: RefereeProcess) -> None:
     assert not over.aborted and over.statuses == ("ok", "ok")
     record = ref.record(m.match_id)
     assert statuses(record) == [("ok", False), ("ok", False)]
+
+
+class MutingProxy(DroppingProxy):
+    """A proxy that, once ``mute`` is set, passes on nothing more from the referee."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target)
+        self.mute = False
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        self.writers += [writer, up_writer]
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if not (down and self.mute):
+                        dst.write(data)
+                        await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pump(reader, up_writer, False), pump(up_reader, writer, True))
+
+
+def test_the_sdk_rejoins_when_the_connection_drops_between_its_join_and_the_welcome(
+    ref: RefereeProcess,
+) -> None:
+    """The referee took the seat's Join (the seat has joined: the match started) but the
+    connection dropped before the Welcome reached the bot. The seat is the bot's all the
+    same: the SDK joins again with its token rather than give the seat up, and plays to
+    the end."""
+    m = ref.create("hollywood-gin", 2, seed=9, options={"max_hands": 1}, decision_ms=3000)
+
+    class Counting(Bot):
+        def __init__(self) -> None:
+            self.starts, self.decisions = 0, 0
+
+        def on_start(self, game: str, seat: int, seats: int, options: object) -> None:
+            self.starts += 1
+
+        def decide(self, request: Request) -> int:
+            self.decisions += 1
+            return 0
+
+    async def main() -> tuple[MatchOver, Counting]:
+        proxy = MutingProxy(ref.address)
+        address = await proxy.start()
+        bot = Counting()
+        async with grpc.aio.insecure_channel(address) as channel:
+            await asyncio.wait_for(channel.channel_ready(), 10)  # connected: now mute it
+            proxy.mute = True
+            async with grpc.aio.insecure_channel(ref.address) as direct:
+                other = direct.stream_stream(PLAY)()
+                await other.write(join(m.tokens[1]))
+                playing = asyncio.ensure_future(play(bot, address, m.tokens[0], channel=channel))
+                # the match starts once the bot's Join is in: the other seat is welcomed
+                first = bot_pb2.RefereeMessage.FromString(await asyncio.wait_for(other.read(), 10))
+                assert first.HasField("welcome")
+                proxy.drop_all()
+                proxy.mute = False
+                rest = asyncio.ensure_future(play_on(other, random.Random(1)))
+                try:
+                    over = await asyncio.wait_for(playing, 30)
+                finally:
+                    await proxy.close()
+                await rest
+        return over, bot
+
+    over, bot = asyncio.run(main())
+    assert bot.starts == 1 and bot.decisions > 0
+    assert not over.aborted and over.statuses == ("ok", "ok")
+    assert statuses(ref.record(m.match_id)) == [("ok", False), ("ok", False)]

@@ -118,11 +118,14 @@ def _tls_problem(exc: grpc.aio.AioRpcError, address: str, tls: bool) -> TlsMisma
 class _Seat:
     """What a session knows of its seat, kept across rejoins."""
 
-    __slots__ = ("game", "seat", "started", "welcomed")
+    __slots__ = ("game", "joined", "seat", "started", "welcomed")
 
     def __init__(self) -> None:
         self.game, self.seat, self.started = "", -1, False
         self.welcomed = False  # the current stream was welcomed
+        # a Join went out on a connection: the referee may hold the seat as joined even
+        # if its Welcome never arrived, so a drop from then on is rejoined too
+        self.joined = False
 
 
 #: How a dropped connection shows: UNAVAILABLE, or INTERNAL when an answer was being
@@ -142,8 +145,9 @@ async def play(
     ca: bytes | str | Path | None = None,
 ) -> MatchOver:
     """Join the referee at ``referee`` (host:port) with ``token`` and play to the end. If
-    the connection drops once the match has started, join again with the same token
-    (for up to :data:`REJOIN_S` seconds) and play on. ``joined`` is called once when the
+    the connection drops once the Join has gone out (the referee may have taken it before
+    the drop, even when its Welcome did not arrive), join again with the same token (for
+    up to :data:`REJOIN_S` seconds) and play on. ``joined`` is called once when the
     referee has taken the join and the match waits for its other seats (no Welcome
     within :data:`JOINED_S`). Without ``channel``, ``tls`` and ``ca`` make one as
     :func:`referee_channel` does."""
@@ -161,10 +165,11 @@ async def play(
             try:
                 join = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, agent=bot.name))
                 await call.write(join.SerializeToString())
+                state.joined = True
                 return await _session(bot, call, state, joined)
             except grpc.aio.AioRpcError as exc:
                 loop_time = asyncio.get_running_loop().time()
-                if not state.started or exc.code() not in _DROPPED:
+                if not state.joined or exc.code() not in _DROPPED:
                     mismatch = _tls_problem(exc, referee, tls or ca is not None)
                     if mismatch is not None:
                         raise mismatch from exc
