@@ -26,22 +26,33 @@ from referee import scenario
 GIN_GAMES = ("hollywood-gin", "gin-three")
 
 
+def _choices(state: Any, seat: int) -> tuple[Any, str, list[str]]:
+    """``seat``'s view, the heuristic's action, and the actions the search weighs (its
+    candidates and the heuristic's; none when the only legal action is the one returned)."""
+    from bots.examples import search_bot
+
+    view = state.view(seat)
+    legal = list(view.legal_actions)
+    if len(legal) == 1:
+        return view, str(legal[0]), []
+    preferred = search_bot.heuristic(view)
+    tried = search_bot.candidates(view)
+    if preferred not in tried:
+        tried.append(preferred)
+    return view, preferred, tried
+
+
 def seeing_choice(state: Any, seat: int) -> str:
     """The action the search plays for ``seat`` knowing ``state`` itself: the best of its
     candidates by one playout each from a clone of the real state, the heuristic's
     action on a tie."""
     from bots.examples import search_bot
 
-    view = state.view(seat)
-    legal = list(view.legal_actions)
-    preferred = search_bot.heuristic(view)
-    if len(legal) == 1:
-        return str(legal[0])
+    view, preferred, tried = _choices(state, seat)
+    if not tried:
+        return preferred
     perspective = search_bot._perspective(view)
     rng = random.Random(0)
-    tried = search_bot.candidates(view)
-    if preferred not in tried:
-        tried.append(preferred)
     values = {a: search_bot.playout(state.clone(), a, perspective, rng) for a in tried}
     return max(tried, key=lambda a: (values[a], a == preferred))
 
@@ -64,15 +75,10 @@ def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> st
     clone of the same sample."""
     from bots.examples import search_bot
 
-    view = state.view(seat)
-    legal = list(view.legal_actions)
-    preferred = search_bot.heuristic(view)
-    if len(legal) == 1:
-        return str(legal[0])
+    view, preferred, tried = _choices(state, seat)
+    if not tried:
+        return preferred
     perspective = search_bot._perspective(view)
-    tried = search_bot.candidates(view)
-    if preferred not in tried:
-        tried.append(preferred)
     events = state.events_for(seat) if knowing == "view" else []
     values: dict[str, list[float]] = {a: [] for a in tried}
     for _ in range(ROUNDS):
