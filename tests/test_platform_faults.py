@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import psutil
+import psycopg
 import pytest
 
 from tests.platform_support import EXAMPLES, PLATFORM_BOTS, ROOT, PlatformEnv
@@ -82,6 +83,34 @@ def test_d6_worker_whose_referee_dies_starts_a_new_one_and_the_tournament_comple
     assert new.pid != referee.pid
     assert "starting a new one" in env.worker_log()
     # the matches it was playing when its referee died were played again, each once
+    _counted_once(env, tournament)
+
+
+def test_d6_matches_outliving_their_lease_stay_their_workers_and_are_played_once(
+    platform_env: PlatformEnv,
+) -> None:
+    env = platform_env
+    env.env["ARENA_LEASE_S"] = "1"  # renewed every third of a second by the worker
+    env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", GAME)
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    env.start_worker()  # two slots: the one that is free would claim an expired lease
+    tournament = _create(env, "slow,random", 6)
+    run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
+    assert run.returncode == 0, run.stderr + env.worker_log()
+    with psycopg.connect(env.store.url) as conn:
+        played = conn.execute(
+            "SELECT m.state, m.attempts, r.duration_ms FROM matches m"
+            " JOIN match_records r ON r.match_id = m.id WHERE m.tournament_id = %s",
+            (tournament,),
+        ).fetchall()
+    assert len(played) == 6
+    # the premise: the slow bot's 50 ms a decision makes matches last several leases
+    assert max(d for _, _, d in played) > 3000, played
+    assert [(state, attempts) for state, attempts, _ in played] == [("done", 1)] * 6, (
+        played,
+        env.worker_log(),
+    )
+    assert "lease is no longer ours" not in env.worker_log()
     _counted_once(env, tournament)
 
 

@@ -5,15 +5,15 @@ own referee process, its bot pool) and how it plays a match it has claimed
 Playing a claimed match: its seats' bot versions get their pool processes' sessions; the
 match is created on the referee under an id of this attempt (``m<id>a<attempt>``), so a
 match played again after its worker vanished is a new referee match from the start; the
-lease is renewed while it runs; the finished match is handed to
-:meth:`worker.store.Store.finish_match`, which commits record, results and ratings in one
-transaction if, and only if, the claim is still this attempt's (so no match is counted
-twice); a notice goes to the tournament's watchers. A match the referee aborted, or that
-could not be played, goes back to the queue while attempts remain, after a back-off that
-doubles with each attempt. A seat whose bot cannot be started forfeits (the match goes on
-without it: that is the bot's fault, not the match's); a fault of the platform's own before
-the deal (its referee gone, its database away) gives the attempt back, since attempts count
-only plays that started.
+lease is renewed while it runs (:mod:`worker.leases`, one thread for all of them); the
+finished match is handed to :meth:`worker.store.Store.finish_match`, which commits
+record, results and ratings in one transaction if, and only if, the claim is still this
+attempt's (so no match is counted twice); a notice goes to the tournament's watchers. A
+match the referee aborted, or that could not be played, goes back to the queue while
+attempts remain, after a back-off that doubles with each attempt. A seat whose bot cannot
+be started forfeits (the match goes on without it: that is the bot's fault, not the
+match's); a fault of the platform's own before the deal (its referee gone, its database
+away) gives the attempt back, since attempts count only plays that started.
 
 The host supervises its referee: when the referee process dies the host stops claiming
 matches at once, starts a new referee (waiting longer after each failure, up to
@@ -24,7 +24,6 @@ the worker with the reason, for its own supervisor (systemd, compose) to act on.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 import os
 import signal
@@ -44,6 +43,7 @@ import redis
 from referee import settings
 from referee.clock import ClockRules
 from worker import duel, logs, metrics, notices, sandbox
+from worker.leases import Leases
 from worker.pool import BotPool, BotStartError
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.remote import Admit, RemoteDesk
@@ -117,13 +117,17 @@ class Host:
     _clocks: dict[int, ClockRules] = field(default_factory=dict)
     _remote_versions: dict[int, bool] = field(default_factory=dict)
     _labels: dict[int, str] = field(default_factory=dict)  # bot versions never change
+    #: The leases of the matches being played, renewed from one thread.
+    leases: Leases = field(init=False)
 
     def __post_init__(self) -> None:
         self.ready.set()
+        self.leases = Leases(self.store, self.lease_s)
 
     def close(self) -> None:
-        """Stop the bot processes and the referee."""
+        """Stop renewing leases, the bot processes and the referee."""
         self.stopping.set()
+        self.leases.close()
         self.pool.close()
         self.link.close()
         if self.referee is not None:
@@ -291,15 +295,7 @@ class Host:
         (:mod:`worker.logs`)."""
         metrics.claimed(match, self.lease_s)
         fault = None
-        with logs.about_match(match.id) as said:
-            stop_renewing = threading.Event()
-            renewer = threading.Thread(
-                target=contextvars.copy_context().run,  # its lines carry the match's id too
-                args=(self._renew, match.id, holder, stop_renewing),
-                name=f"lease-{match.id}",
-                daemon=True,
-            )
-            renewer.start()
+        with logs.about_match(match.id) as said, self.leases.held(match.id, holder):
             started = False
             try:
                 live = self._start(match, holder)
@@ -308,9 +304,6 @@ class Host:
             except Exception as exc:  # the match could not be played: back to the queue
                 fault = "platform" if platform_fault(exc) else "match"
                 state = self._give_back(match, holder, exc, started)
-            finally:
-                stop_renewing.set()
-                renewer.join()
         metrics.played(match.game, state, fault)
         self._keep_said(match, said)
         notices.publish(self.redis, match.tournament_id, match_id=match.id, state=state)
@@ -473,15 +466,6 @@ class Host:
             if why is not None:
                 notes.append(f"seat {seat} ({self._labels.get(version, version)}): {why}")
         return "; ".join(notes) or None
-
-    def _renew(self, match_id: int, holder: str, stop: threading.Event) -> None:
-        while not stop.wait(self.lease_s / 3):
-            try:
-                if not self.store.renew_lease(match_id, holder, self.lease_s):
-                    log.warning("match %d: the lease is no longer ours", match_id)
-                    return
-            except Exception:  # the store is away: try again at the next tick
-                log.exception("match %d: renewing the lease failed", match_id)
 
     def _clock(self, tournament_id: int | None) -> ClockRules:
         if tournament_id is None:

@@ -431,14 +431,26 @@ class MatchStore(StoreBase):
     def renew_lease(self, match_id: int, holder: str, lease_seconds: float = 60.0) -> bool:
         """Extend the lease of a running match held by ``holder``; False if it is no longer
         theirs."""
-        row = self._run(
+        return match_id in self.renew_leases([(match_id, holder)], lease_seconds)
+
+    def renew_leases(
+        self, held: Sequence[tuple[int, str]], lease_seconds: float = 60.0
+    ) -> set[int]:
+        """Extend the leases of the running matches in ``held`` (match id, holder), in one
+        statement; returns the ids renewed (a match missing from it is no longer its
+        holder's)."""
+        if not held:
+            return set()
+        rows = self._run(
             lambda conn: conn.execute(
-                "UPDATE matches SET lease_expires = now() + %s * interval '1 second'"
-                " WHERE id = %s AND state = 'running' AND lease_holder = %s RETURNING id",
-                (lease_seconds, match_id, holder),
-            ).fetchone()
+                "UPDATE matches m SET lease_expires = now() + %s * interval '1 second'"
+                " FROM unnest(%s::bigint[], %s::text[]) AS h(id, holder)"
+                " WHERE m.id = h.id AND m.state = 'running' AND m.lease_holder = h.holder"
+                " RETURNING m.id",
+                (lease_seconds, [m for m, _ in held], [h for _, h in held]),
+            ).fetchall()
         )
-        return row is not None
+        return {int(r[0]) for r in rows}
 
     def fail_match(
         self,
