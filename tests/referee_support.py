@@ -277,21 +277,23 @@ class DroppingProxy:
         up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
         self.writers += [writer, up_writer]
 
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:
             try:
                 while data := await src.read(65536):
-                    await self.forwarding()
-                    dst.write(data)
-                    await dst.drain()
+                    if await self.forwarding(down):
+                        dst.write(data)
+                        await dst.drain()
             except (ConnectionError, OSError):
                 pass
             finally:
                 dst.close()
 
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+        await asyncio.gather(pump(reader, up_writer, False), pump(up_reader, writer, True))
 
-    async def forwarding(self) -> None:
-        """Awaited before each chunk is passed on (a subclass may hold it back)."""
+    async def forwarding(self, down: bool) -> bool:
+        """Awaited before each chunk is passed on (``down``: from the referee); whether to
+        pass it on. A subclass may hold it back, or drop it."""
+        return True
 
     def drop_all(self) -> None:
         for w in self.writers:

@@ -224,22 +224,8 @@ class MutingProxy(DroppingProxy):
         super().__init__(target)
         self.mute = False
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
-        self.writers += [writer, up_writer]
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:
-            try:
-                while data := await src.read(65536):
-                    if not (down and self.mute):
-                        dst.write(data)
-                        await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pump(reader, up_writer, False), pump(up_reader, writer, True))
+    async def forwarding(self, down: bool) -> bool:
+        return not (down and self.mute)
 
 
 def test_the_sdk_rejoins_when_the_connection_drops_between_its_join_and_the_welcome(

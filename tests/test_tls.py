@@ -156,8 +156,9 @@ class FreezingProxy(DroppingProxy):
         self.flowing = asyncio.Event()
         self.flowing.set()
 
-    async def forwarding(self) -> None:
+    async def forwarding(self, down: bool) -> bool:
         await self.flowing.wait()  # frozen: nothing more is read either
+        return True
 
 
 async def until(condition: Callable[[], bool], seconds: float = 30) -> bool:
