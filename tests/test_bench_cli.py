@@ -204,3 +204,48 @@ def test_knowing_the_hands_is_for_the_gin_games() -> None:
     )
     assert done.returncode == 2, done.stderr
     assert "--knowing hands" in done.stderr and "not rummy-500" in done.stderr
+
+
+def test_knowing_the_hands_at_some_decisions_only() -> None:
+    """``--hands-at`` gives the search the hands at the Gin decisions it names and the
+    view at the others; each kind of decision of a real hand is one of those named."""
+    from arena.bench import ceiling
+    from referee.games import get_game
+
+    kinds = set()
+    state = get_game("hollywood-gin").new_match(3, options=ONE_HAND["hollywood-gin"])
+    while (seat := state.to_act()) is not None:
+        legal = [str(a) for a in state.legal_actions()]
+        kind = ceiling.decision_kind(legal)
+        kinds.add(kind)
+        assert kind in (*ceiling.DECISIONS, "other")
+        if kind == "knock":
+            assert any(t.startswith("knock ") for t in legal)
+        state.apply_checked(state.view(seat).legal_actions[0] if kind == "other" else legal[-1])
+    assert {"draw", "discard"} <= kinds
+    figures = _arena(
+        "bench", "ceiling", "--game", "hollywood-gin", "--deals", "1", "--knowing", "view",
+        "--hands-at", "discard,knock",
+    )  # fmt: skip
+    assert figures["hands_at"] == ["discard", "knock"] and figures["games"] == 2
+
+
+@pytest.mark.parametrize(
+    ("more", "said"),
+    [
+        (("--knowing", "view", "--hands-at", "discards"), "not discards"),
+        (("--hands-at", "discard"), "add --knowing view"),
+        (("--knowing", "view", "--hands-at", "draw", "--game", "rummy-500"), "not rummy-500"),
+    ],
+)
+def test_hands_at_says_what_it_takes(more: tuple[str, ...], said: str) -> None:
+    game = () if "--game" in more else ("--game", "hollywood-gin")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "ceiling", *game, *more],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr

@@ -65,6 +65,23 @@ def seeing_choice(state: Any, seat: int) -> str:
 KNOWING = ("everything", "hands", "view")
 #: Sampled rounds per decision when not everything is known.
 ROUNDS = 16
+#: The kinds of a Gin decision that ``hands_at`` may name: taking the upcard or not
+#: (``draw``), a discard when no knock is legal (``discard``), and a discard when one is
+#: (``knock``: knock, or play on). It gives the seat the hands at those decisions only,
+#: and its view at the others: where knowing the opponent's hand is worth the most.
+DECISIONS = ("draw", "discard", "knock")
+
+
+def decision_kind(legal: list[str]) -> str:
+    """Which of :data:`DECISIONS` a Gin decision with these legal actions is ("other":
+    none of them, an arrangement, say)."""
+    if any(t.startswith("draw ") or t == "pass" for t in legal):
+        return "draw"
+    if any(t.startswith("knock ") for t in legal):
+        return "knock"
+    if any(t.startswith("discard ") for t in legal):
+        return "discard"
+    return "other"
 
 
 def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> str:
@@ -103,11 +120,17 @@ def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> st
 
 
 def play_deal(
-    game: str, seats: int, deal: int, seeing: int, knowing: str = "everything"
+    game: str,
+    seats: int,
+    deal: int,
+    seeing: int,
+    knowing: str = "everything",
+    hands_at: tuple[str, ...] = (),
 ) -> tuple[list[int], str]:
     """The ranks of one match of ``deal`` with the seeing seat at ``seeing`` and the
     heuristic bot everywhere else, and the seeing seat's role in Gin for three's hand
-    (box, captain or sitter; else "")."""
+    (box, captain or sitter; else ""). At the decisions of the kinds ``hands_at`` names
+    the seeing seat knows the hands (:data:`DECISIONS`), at the others ``knowing``."""
     from bots.examples import search_bot
     from referee.games import get_game
 
@@ -118,7 +141,10 @@ def play_deal(
         roles = state.view(seeing).roles
         role = {roles.box: "box", roles.captain: "captain", roles.sitter: "sitter"}[seeing]
     while (seat := state.to_act()) is not None:
-        if seat == seeing and knowing != "everything":
+        if seat == seeing and hands_at:
+            kind = decision_kind(list(state.view(seat).legal_actions))
+            action = rounds_choice(state, seat, rng, "hands" if kind in hands_at else knowing)
+        elif seat == seeing and knowing != "everything":
             action = rounds_choice(state, seat, rng, knowing)
         elif seat == seeing:
             action = seeing_choice(state, seat)
@@ -131,13 +157,22 @@ def play_deal(
 
 
 def run(
-    game: str, seats: int, deals: int, seed: int = 1, knowing: str = "everything"
+    game: str,
+    seats: int,
+    deals: int,
+    seed: int = 1,
+    knowing: str = "everything",
+    hands_at: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Play ``deals`` deals in every seat; the seeing seat's score and its spread."""
+    """Play ``deals`` deals in every seat; the seeing seat's score and its spread. With
+    ``hands_at`` (``knowing`` being ``view``), the seat knows the hands at those kinds
+    of decision (:data:`DECISIONS`)."""
     if knowing not in KNOWING:
         raise ValueError(f"knowing is one of {', '.join(KNOWING)}, not {knowing!r}")
-    if knowing == "hands" and game not in GIN_GAMES:
-        raise ValueError(f"--knowing hands is for {' and '.join(GIN_GAMES)}, not {game}")
+    if (knowing == "hands" or hands_at) and game not in GIN_GAMES:
+        raise ValueError(f"knowing the hands is for {' and '.join(GIN_GAMES)}, not {game}")
+    if hands_at and (knowing != "view" or not set(hands_at) <= set(DECISIONS)):
+        raise ValueError(f"hands_at names some of {', '.join(DECISIONS)}, knowing the view")
     from worker.sprt import score_to_elo, table_score
 
     started = time.perf_counter()
@@ -147,7 +182,7 @@ def run(
         deal = seed * 1_000_003 + i
         scores = []
         for seat in range(seats):
-            ranks, role = play_deal(game, seats, deal, seat, knowing)
+            ranks, role = play_deal(game, seats, deal, seat, knowing, hands_at)
             scores.append(table_score(ranks, seat))
             if role:
                 by_role.setdefault(role, []).append(scores[-1])
@@ -159,6 +194,7 @@ def run(
         "game": game,
         "seats": seats,
         "knowing": knowing,
+        "hands_at": list(hands_at),
         "deals": deals,
         "games": deals * seats,
         "score": round(score, 4),

@@ -20,8 +20,8 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="the reference bot's search seeing every card, against the heuristic bot",
         examples=examples(
             "arena bench ceiling --game gin-three --deals 100",
-            "arena bench ceiling --game flip-flop --seats 4 --json",
             "arena bench ceiling --game hollywood-gin --knowing hands",
+            "arena bench ceiling --game hollywood-gin --knowing view --hands-at discard",
         ),
     )
     from referee.games import game_names
@@ -45,6 +45,14 @@ def register(sub: Any, bench_sub: Any) -> None:
         help="what the search is given: every card (default); the hands, not the stock's "
         "order (the Gin games); or the seat's view, sampled as the reference bot samples",
     )
+    b.add_argument(
+        "--hands-at",
+        default="",
+        metavar="KINDS",
+        help="with --knowing view, the Gin decisions at which the search knows the hands "
+        "all the same, a comma-separated list of draw, discard (no knock legal) and knock "
+        "(a knock legal): which decisions knowing the opponent's hand pays at",
+    )
     json_argument(b, "one JSON object")
     b.set_defaults(func=cmd_bench)
 
@@ -66,14 +74,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"--knowing hands shuffles a Gin hand's stock: it is for "
             f"{' and '.join(ceiling.GIN_GAMES)}, not {args.game}; leave it out to see every card"
         )
-    figures = ceiling.run(args.game, seats, args.deals, args.seed, args.knowing)
+    hands_at = tuple(k for k in args.hands_at.split(",") if k)
+    if hands_at and args.knowing != "view":
+        raise CommandError(
+            "--hands-at gives the hands at some decisions of a search that "
+            "knows the view at the others: add --knowing view"
+        )
+    unknown = sorted(set(hands_at) - set(ceiling.DECISIONS))
+    if unknown:
+        raise CommandError(
+            f"--hands-at takes {', '.join(ceiling.DECISIONS)}, not {', '.join(unknown)}"
+        )
+    if hands_at and args.game not in ceiling.GIN_GAMES:
+        raise CommandError(
+            f"--hands-at names Gin decisions: it is for {' and '.join(ceiling.GIN_GAMES)}, "
+            f"not {args.game}"
+        )
+    figures = ceiling.run(args.game, seats, args.deals, args.seed, args.knowing, hands_at)
     if args.json:
         print(json.dumps(figures))
         return 0
     from rich.table import Table
 
     title = f"arena bench ceiling: {args.game}, {seats} seats, {args.deals} deals"
-    table = Table(title=f"{title}, knowing {args.knowing}")
+    knowing = args.knowing + (f", the hands at {args.hands_at}" if hands_at else "")
+    table = Table(title=f"{title}, knowing {knowing}")
     table.add_column("figure")
     table.add_column("value", justify="right")
     table.add_row("games", str(figures["games"]))
