@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from psycopg.types.json import Jsonb
 
+from arena.bench.sample import ONE_HAND  # one hand (or round) per match, as a ladder plays Gin
+
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
 
@@ -37,13 +39,6 @@ STAGES = (10_000, 100_000, 1_000_000)
 #: and how many seats its matches have.
 MIX = {"hollywood-gin": 0.7, "gin-three": 0.1, "rummy-500": 0.1, "flip-flop": 0.1}
 SEATS = {"hollywood-gin": (2,), "gin-three": (3,), "rummy-500": (2, 3, 4), "flip-flop": (3, 4, 5)}
-#: One hand (or round) per match, as a ladder or a duel of Gin plays them.
-ONE_HAND = {
-    "hollywood-gin": {"max_hands": 1},
-    "gin-three": {"max_hands": 1},
-    "rummy-500": {"max_hands": 1},
-    "flip-flop": {"max_rounds": 1},
-}
 #: Records played per game and number of seats; the stored matches reuse them in turn.
 RECORDS_PER_KIND = 40
 OWNERS, BOTS_PER_GAME, VERSIONS_PER_BOT = 20, 30, 2
