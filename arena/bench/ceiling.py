@@ -22,8 +22,24 @@ from typing import Any
 from arena.bench.sample import ONE_HAND
 from referee import scenario
 
-#: The games whose hands hold the stock ``hands_choice`` shuffles.
+#: The Gin games: their decisions are what ``hands_at`` names.
 GIN_GAMES = ("hollywood-gin", "gin-three")
+#: The games ``knowing="hands"`` is for: every card not in a hand or on the table is in
+#: the stock, which :func:`reshuffled` puts in another order (Rummy 500's stock of one
+#: hand is not the only thing hidden: its later hands are dealt from the seed).
+HANDS_GAMES = (*GIN_GAMES, "flip-flop")
+
+
+def reshuffled(state: Any, rng: random.Random) -> Any:
+    """A clone of ``state`` whose stock (still to be drawn) is in an order from ``rng``:
+    the hands as they are, the stock's order unknown."""
+    sample = state.clone()
+    holder, field = (sample.hand, "deck") if state.game in GIN_GAMES else (sample, "stock")
+    deck = getattr(holder, field)
+    rest = sorted(deck[holder.stock_pos :])  # the cards, not their order
+    rng.shuffle(rest)
+    setattr(holder, field, deck[: holder.stock_pos] + rest)  # the real list is shared
+    return sample
 
 
 def _choices(state: Any, seat: int) -> tuple[Any, str, list[str]]:
@@ -58,8 +74,9 @@ def seeing_choice(state: Any, seat: int) -> str:
 
 
 #: What the seeing seat is given: every card (the hands and the stock's order); the
-#: hands only, the stock's order sampled (the Gin games: the bound of inferring the
-#: opponent's hand, with the luck of the draws left in); or only what the seat knows,
+#: hands only, the stock's order sampled (the Gin games and Flip Flop: the bound of
+#: inferring the hidden hands, with the luck of the draws left in); or only what the seat
+#: knows,
 #: sampled as the reference bot samples (the bot itself, at a fixed number of rounds
 #: instead of a time budget: the same harness's figure for what it infers now).
 KNOWING = ("everything", "hands", "view")
@@ -104,11 +121,7 @@ def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> st
             seed = search_bot.likely_seed(view, events, options, rng)
             sample = scenario.sample(view, events, random.Random(seed), options=options)
         else:
-            sample = state.clone()
-            hand = sample.hand
-            rest = sorted(hand.deck[hand.stock_pos :])  # the cards, not their order
-            rng.shuffle(rest)
-            hand.deck = hand.deck[: hand.stock_pos] + rest  # the real deck is shared
+            sample = reshuffled(state, rng)
         for action in tried:
             values[action].append(search_bot.playout(sample.clone(), action, perspective, rng))
     mean = {a: statistics.fmean(v) for a, v in values.items()}
@@ -169,8 +182,10 @@ def run(
     of decision (:data:`DECISIONS`)."""
     if knowing not in KNOWING:
         raise ValueError(f"knowing is one of {', '.join(KNOWING)}, not {knowing!r}")
-    if (knowing == "hands" or hands_at) and game not in GIN_GAMES:
-        raise ValueError(f"knowing the hands is for {' and '.join(GIN_GAMES)}, not {game}")
+    if knowing == "hands" and game not in HANDS_GAMES:
+        raise ValueError(f"knowing the hands is for {', '.join(HANDS_GAMES)}, not {game}")
+    if hands_at and game not in GIN_GAMES:
+        raise ValueError(f"hands_at is for {' and '.join(GIN_GAMES)}, not {game}")
     if hands_at and (knowing != "view" or not set(hands_at) <= set(DECISIONS)):
         raise ValueError(f"hands_at names some of {', '.join(DECISIONS)}, knowing the view")
     from worker.sprt import score_to_elo, table_score

@@ -43,7 +43,8 @@ def register(sub: Any, bench_sub: Any) -> None:
         choices=("everything", "hands", "view"),
         default="everything",
         help="what the search is given: every card (default); the hands, not the stock's "
-        "order (the Gin games); or the seat's view, sampled as the reference bot samples",
+        "order (the Gin games and Flip Flop); or the seat's view, sampled as the reference "
+        "bot samples",
     )
     b.add_argument(
         "--hands-at",
@@ -69,10 +70,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     if args.deals < 1:
         raise CommandError("--deals must be at least 1")
-    if args.knowing == "hands" and args.game not in ceiling.GIN_GAMES:
+    if args.knowing == "hands" and args.game not in ceiling.HANDS_GAMES:
         raise CommandError(
-            f"--knowing hands shuffles a Gin hand's stock: it is for "
-            f"{' and '.join(ceiling.GIN_GAMES)}, not {args.game}; leave it out to see every card"
+            f"--knowing hands shuffles the stock, which holds every card not in a hand: it is "
+            f"for {', '.join(ceiling.HANDS_GAMES)}, not {args.game}; leave it out to see "
+            f"every card"
         )
     hands_at = tuple(k for k in args.hands_at.split(",") if k)
     if hands_at and args.knowing != "view":
