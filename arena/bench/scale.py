@@ -393,7 +393,10 @@ def _reads(
     match_id, steps = int(row[0]), int(row[1])
 
     def get(url: str) -> Callable[[], None]:
-        return lambda: client.get(url).raise_for_status()
+        def fetch() -> None:
+            client.get(url).raise_for_status()
+
+        return fetch
 
     for figure, url in (
         ("leaderboard_page", f"/leaderboard/{game}"),
