@@ -239,6 +239,9 @@ def test_knowing_the_hands_at_some_decisions_only() -> None:
         (("--knowing", "view", "--hands-at", "discards"), "not discards"),
         (("--hands-at", "discard"), "add --knowing view"),
         (("--knowing", "view", "--hands-at", "draw", "--game", "rummy-500"), "not rummy-500"),
+        (("--reveal", "3"), "--knowing view"),
+        (("--knowing", "view", "--reveal", "3", "--game", "gin-three"), "--game hollywood-gin"),
+        (("--knowing", "view", "--reveal", "11"), "from 0 to 10, not 11"),
     ],
 )
 def test_hands_at_says_what_it_takes(more: tuple[str, ...], said: str) -> None:
@@ -252,3 +255,47 @@ def test_hands_at_says_what_it_takes(more: tuple[str, ...], said: str) -> None:
     )
     assert done.returncode == 2, done.stderr
     assert said in done.stderr
+
+
+def test_revealed_cards_of_the_opponent_are_in_every_sample() -> None:
+    """``--reveal N`` shows the search N more of the opponent's real cards: every sample
+    holds them in the opponent's hand, and the share of its hidden cards the samples
+    place right is all of them when the whole hand is shown, and less when none is."""
+    from arena.bench import ceiling
+    from bots.examples import search_bot
+    from referee import scenario
+    from referee.cards import mask_of
+    from referee.games import get_game
+
+    options = ONE_HAND["hollywood-gin"]
+    state = get_game("hollywood-gin").new_match(5, options=options)
+    for _ in range(8):  # four turns of the heuristic: a hand with a history
+        seat = state.to_act()
+        assert seat is not None
+        state.apply_checked(search_bot.heuristic(state.view(seat)))
+    seat = state.to_act()
+    assert seat is not None
+    view, events = state.view(seat), state.events_for(seat)
+    opponent = view.hand.opponent
+    real = state.hand.hands[opponent]
+    shown = ceiling.revealed(state, view, 4, random.Random(1))
+    extra = mask_of(shown.hand.opponent_known) & ~mask_of(view.hand.opponent_known)
+    assert extra.bit_count() == 4 and extra & ~real == 0
+    for seed in range(20):
+        sample = scenario.sample(shown, events, random.Random(seed), options=options)
+        assert sample.hand.hands[opponent] & extra == extra
+    whole = ceiling.revealed(state, view, 10, random.Random(1))
+    assert mask_of(whole.hand.opponent_known) == real
+    rng = random.Random(2)
+    sampled = scenario.sample(whole, events, rng, options=options)
+    assert ceiling.placed_right(state, sampled, view) == 1.0
+    blind = [
+        ceiling.placed_right(state, scenario.sample(view, events, rng, options=options), view)
+        for _ in range(20)
+    ]
+    assert max(blind) < 1.0
+    figures = _arena(
+        "bench", "ceiling", "--game", "hollywood-gin", "--deals", "1", "--knowing", "view",
+        "--reveal", "10",
+    )  # fmt: skip
+    assert figures["reveal"] == 10 and figures["placed_right"] == 1.0

@@ -17,10 +17,12 @@ import math
 import random
 import statistics
 import time
+from dataclasses import replace
 from typing import Any
 
 from arena.bench.sample import ONE_HAND
 from referee import scenario
+from referee.cards import card_tuple, mask_of
 
 #: The Gin games: their decisions are what ``hands_at`` names.
 GIN_GAMES = ("hollywood-gin", "gin-three")
@@ -101,12 +103,43 @@ def decision_kind(legal: list[str]) -> str:
     return "other"
 
 
-def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> str:
+def revealed(state: Any, view: Any, cards: int, rng: random.Random) -> Any:
+    """Hollywood Gin: ``view`` with ``cards`` more cards of the opponent's real hand (at
+    random among those the view does not show) shown as cards it is known to hold, as
+    if it had taken them from the pile."""
+    hand_view = view.hand
+    real = state.hand.hands[hand_view.opponent]
+    known = mask_of(hand_view.opponent_known)
+    hidden = [c for c in range(real.bit_length()) if (real & ~known) >> c & 1]
+    shown = known | mask_of(rng.sample(hidden, min(cards, len(hidden))))
+    return replace(view, hand=replace(hand_view, opponent_known=card_tuple(shown)))
+
+
+def placed_right(state: Any, sample: Any, view: Any) -> float:
+    """Hollywood Gin: the share of the opponent's cards hidden from ``view`` that
+    ``sample`` puts in its hand (a uniform deal puts about a third there, the real
+    state all)."""
+    opponent = view.hand.opponent
+    hidden = state.hand.hands[opponent] & ~mask_of(view.hand.opponent_known)
+    count = hidden.bit_count()
+    return (sample.hand.hands[opponent] & hidden).bit_count() / count if count else 1.0
+
+
+def rounds_choice(
+    state: Any,
+    seat: int,
+    rng: random.Random,
+    knowing: str,
+    reveal: int = 0,
+    placed: list[float] | None = None,
+) -> str:
     """The action the search plays for ``seat`` knowing the hands of ``state`` (not the
     order of its stock), or only its view: the reference bot's own choice rule (the best
     mean margin, kept only when it beats the heuristic's action by ``CONFIDENCE``
     standard errors), over ``ROUNDS`` samples, every action of a round played on a
-    clone of the same sample."""
+    clone of the same sample. Knowing the view of a Hollywood Gin seat, ``reveal`` more
+    of the opponent's cards are shown to it (:func:`revealed`), and ``placed`` is given
+    each sample's :func:`placed_right`."""
     from bots.examples import search_bot
 
     view, preferred, tried = _choices(state, seat)
@@ -114,12 +147,17 @@ def rounds_choice(state: Any, seat: int, rng: random.Random, knowing: str) -> st
         return preferred
     perspective = search_bot._perspective(view)
     events = state.events_for(seat) if knowing == "view" else []
+    seen = view  # what the seat really sees, which ``placed`` is measured against
+    if knowing == "view" and reveal:
+        view = revealed(state, view, reveal, rng)
     values: dict[str, list[float]] = {a: [] for a in tried}
     for _ in range(ROUNDS):
         if knowing == "view":
             options = ONE_HAND[state.game]
             seed = search_bot.likely_seed(view, events, options, rng)
             sample = scenario.sample(view, events, random.Random(seed), options=options)
+            if placed is not None and state.game == "hollywood-gin":
+                placed.append(placed_right(state, sample, seen))
         else:
             sample = reshuffled(state, rng)
         for action in tried:
@@ -139,11 +177,14 @@ def play_deal(
     seeing: int,
     knowing: str = "everything",
     hands_at: tuple[str, ...] = (),
+    reveal: int = 0,
+    placed: list[float] | None = None,
 ) -> tuple[list[int], str]:
     """The ranks of one match of ``deal`` with the seeing seat at ``seeing`` and the
     heuristic bot everywhere else, and the seeing seat's role in Gin for three's hand
     (box, captain or sitter; else ""). At the decisions of the kinds ``hands_at`` names
-    the seeing seat knows the hands (:data:`DECISIONS`), at the others ``knowing``."""
+    the seeing seat knows the hands (:data:`DECISIONS`), at the others ``knowing``;
+    ``reveal`` and ``placed`` are :func:`rounds_choice`'s."""
     from bots.examples import search_bot
     from referee.games import get_game
 
@@ -156,9 +197,12 @@ def play_deal(
     while (seat := state.to_act()) is not None:
         if seat == seeing and hands_at:
             kind = decision_kind(list(state.view(seat).legal_actions))
-            action = rounds_choice(state, seat, rng, "hands" if kind in hands_at else knowing)
+            if kind in hands_at:
+                action = rounds_choice(state, seat, rng, "hands")
+            else:
+                action = rounds_choice(state, seat, rng, knowing, reveal, placed)
         elif seat == seeing and knowing != "everything":
-            action = rounds_choice(state, seat, rng, knowing)
+            action = rounds_choice(state, seat, rng, knowing, reveal, placed)
         elif seat == seeing:
             action = seeing_choice(state, seat)
         else:
@@ -176,10 +220,14 @@ def run(
     seed: int = 1,
     knowing: str = "everything",
     hands_at: tuple[str, ...] = (),
+    reveal: int = 0,
 ) -> dict[str, Any]:
     """Play ``deals`` deals in every seat; the seeing seat's score and its spread. With
     ``hands_at`` (``knowing`` being ``view``), the seat knows the hands at those kinds
-    of decision (:data:`DECISIONS`)."""
+    of decision (:data:`DECISIONS`). With ``reveal`` (Hollywood Gin, knowing the view),
+    that many more of the opponent's cards are shown to it at each decision; knowing
+    the view of Hollywood Gin, ``placed_right`` is the share of the opponent's hidden
+    cards its samples put in its hand (:func:`placed_right`)."""
     if knowing not in KNOWING:
         raise ValueError(f"knowing is one of {', '.join(KNOWING)}, not {knowing!r}")
     if knowing == "hands" and game not in HANDS_GAMES:
@@ -188,16 +236,19 @@ def run(
         raise ValueError(f"hands_at is for {' and '.join(GIN_GAMES)}, not {game}")
     if hands_at and (knowing != "view" or not set(hands_at) <= set(DECISIONS)):
         raise ValueError(f"hands_at names some of {', '.join(DECISIONS)}, knowing the view")
+    if reveal and (knowing != "view" or game != "hollywood-gin" or reveal < 0):
+        raise ValueError("reveal shows a Hollywood Gin opponent's cards to a seat knowing its view")
     from worker.sprt import score_to_elo, table_score
 
     started = time.perf_counter()
     sets = []
     by_role: dict[str, list[float]] = {}
+    placed: list[float] = []
     for i in range(deals):
         deal = seed * 1_000_003 + i
         scores = []
         for seat in range(seats):
-            ranks, role = play_deal(game, seats, deal, seat, knowing, hands_at)
+            ranks, role = play_deal(game, seats, deal, seat, knowing, hands_at, reveal, placed)
             scores.append(table_score(ranks, seat))
             if role:
                 by_role.setdefault(role, []).append(scores[-1])
@@ -210,6 +261,7 @@ def run(
         "seats": seats,
         "knowing": knowing,
         "hands_at": list(hands_at),
+        "reveal": reveal,
         "deals": deals,
         "games": deals * seats,
         "score": round(score, 4),
@@ -219,5 +271,8 @@ def run(
         "sets_same_in_every_seat": sum(1 for s in sets if max(s) == min(s)),
         # Gin for three: its score in each role of the hand
         "by_role": {role: round(statistics.fmean(v), 4) for role, v in sorted(by_role.items())},
+        # Hollywood Gin knowing the view: the share of the opponent's hidden cards that
+        # the samples put in its hand
+        "placed_right": round(statistics.fmean(placed), 4) if placed else None,
         "seconds": round(time.perf_counter() - started, 1),
     }

@@ -54,6 +54,15 @@ def register(sub: Any, bench_sub: Any) -> None:
         "all the same, a comma-separated list of draw, discard (no knock legal) and knock "
         "(a knock legal): which decisions knowing the opponent's hand pays at",
     )
+    b.add_argument(
+        "--reveal",
+        type=int,
+        default=0,
+        metavar="N",
+        help="Hollywood Gin, with --knowing view: show the search N more of the opponent's "
+        "cards at each decision (at random among those it cannot see), to measure what "
+        "knowing part of that hand is worth",
+    )
     json_argument(b, "one JSON object")
     b.set_defaults(func=cmd_bench)
 
@@ -92,7 +101,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
             f"--hands-at names Gin decisions: it is for {' and '.join(ceiling.GIN_GAMES)}, "
             f"not {args.game}"
         )
-    figures = ceiling.run(args.game, seats, args.deals, args.seed, args.knowing, hands_at)
+    if args.reveal and (args.knowing != "view" or args.game != "hollywood-gin"):
+        raise CommandError(
+            "--reveal shows a Hollywood Gin opponent's cards to a search that knows its view: "
+            "use it with --game hollywood-gin --knowing view"
+        )
+    if not 0 <= args.reveal <= 10:
+        raise CommandError(f"--reveal is a number of cards from 0 to 10, not {args.reveal}")
+    figures = ceiling.run(
+        args.game, seats, args.deals, args.seed, args.knowing, hands_at, args.reveal
+    )
     if args.json:
         print(json.dumps(figures))
         return 0
@@ -100,6 +118,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     title = f"arena bench ceiling: {args.game}, {seats} seats, {args.deals} deals"
     knowing = args.knowing + (f", the hands at {args.hands_at}" if hands_at else "")
+    knowing += f" and {args.reveal} of the opponent's cards" if args.reveal else ""
     table = Table(title=f"{title}, knowing {knowing}")
     table.add_column("figure")
     table.add_column("value", justify="right")
@@ -110,6 +129,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elo = figures["elo"]
     table.add_row("Elo", "every game won or lost" if elo is None else f"{elo:+.0f}")
     table.add_row("sets scored the same in every seat", str(figures["sets_same_in_every_seat"]))
+    if figures["placed_right"] is not None:
+        table.add_row(
+            "opponent's hidden cards its samples place right", f"{figures['placed_right']:.1%}"
+        )
     for role, score in figures["by_role"].items():
         table.add_row(f"score as {role}", f"{score:.1%}")
     table.add_row("time", f"{figures['seconds']:.1f} s")
