@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.bench.sample import ONE_HAND
 from referee import scenario
-from referee.cards import card_tuple, mask_of
+from referee.cards import card_tuple, cards_of, mask_of
 
 #: The Gin games: their decisions are what ``hands_at`` names.
 GIN_GAMES = ("hollywood-gin", "gin-three")
@@ -110,7 +110,7 @@ def revealed(state: Any, view: Any, cards: int, rng: random.Random) -> Any:
     hand_view = view.hand
     real = state.hand.hands[hand_view.opponent]
     known = mask_of(hand_view.opponent_known)
-    hidden = [c for c in range(real.bit_length()) if (real & ~known) >> c & 1]
+    hidden = cards_of(real & ~known)
     shown = known | mask_of(rng.sample(hidden, min(cards, len(hidden))))
     return replace(view, hand=replace(hand_view, opponent_known=card_tuple(shown)))
 
