@@ -1,11 +1,21 @@
 """Users and their API keys (docs/architecture.md, decision 14).
 
 A key is ``PREFIX.SECRET``: twelve hex digits that listings show and lookups use, then
-32 random bytes (URL-safe base64). The store keeps the secret only as a salted scrypt
-hash, so the key is shown once, when it is made. A key is checked by its prefix, then
-by hashing the secret given and comparing in constant time (:func:`hmac.compare_digest`);
-an unknown prefix costs the same hash, so the time taken does not tell which prefixes
-exist. Who may make or revoke which key is the application layer's rule (``arena/app``).
+32 random bytes (URL-safe base64). The store keeps the secret only as its SHA-256, so the
+key is shown once, when it is made. A slow, salted hash is for a password a person
+chose, which can be guessed; 256 random bits cannot be, so one fast hash keeps a stolen
+table from being read back as keys as well, and a check costs a microsecond rather than
+0.1 s of a thread (which let a flood of made-up keys hold up everyone else's). A key is
+checked in the order that costs a caller with no key least: its form (a malformed key is
+refused at once), its prefix looked up (an unknown one is refused without hashing
+anything), then its secret hashed once and compared with the stored hash in constant
+time (:func:`hmac.compare_digest`). The prefix is no secret: it only names the key.
+
+A key made before migration 0019 was kept as a salted scrypt hash. Its next successful
+check, the one that hashes it with scrypt, stores its SHA-256 too; from then on it is
+checked as any other. (The scrypt hash stays for the release before, during a rolling
+upgrade.) Who may make or revoke which key is the application layer's rule
+(``arena/app``).
 """
 
 from __future__ import annotations
@@ -34,10 +44,9 @@ USER_NAME_RULE = (
 )
 PREFIX_BYTES = 6
 SECRET_BYTES = 32
-#: scrypt's cost: 2**14 blocks of 128·r bytes (16 MiB), about 0.1 s a check here. The
-#: secret is 256 random bits, so the hash is a second wall, not the first: it keeps a
-#: stolen table from being read back as keys. The parameters are stored with each hash,
-#: so raising them later leaves older keys readable.
+#: The cost of the scrypt hashes that keys made before migration 0019 were kept as:
+#: 2**14 blocks of 128·r bytes (16 MiB), about 0.1 s a check here. The parameters are
+#: stored with each hash.
 SCRYPT_LOG_N, SCRYPT_R, SCRYPT_P = 14, 8, 1
 SALT_BYTES = 16
 HASH_BYTES = 32
@@ -110,8 +119,15 @@ def user_name_problem(name: str) -> str | None:
     return f"user name {name[:NAME_MAX]!r} is not allowed: {USER_NAME_RULE}"
 
 
-def hash_secret(secret: str, *, salt: bytes | None = None, log_n: int = SCRYPT_LOG_N) -> str:
-    """The stored form of a key's secret: ``$scrypt$ln=N,r=R,p=P$SALT$HASH`` (base64)."""
+def secret_digest(secret: str) -> str:
+    """What is kept of a key's secret, or of a web session's token: its SHA-256, in hex
+    (256 random bits need no salt)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def scrypt_hash(secret: str, *, salt: bytes | None = None, log_n: int = SCRYPT_LOG_N) -> str:
+    """The form keys made before migration 0019 were kept in:
+    ``$scrypt$ln=N,r=R,p=P$SALT$HASH`` (base64)."""
     salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
     digest = _scrypt(secret, salt, log_n, SCRYPT_R, SCRYPT_P)
     b64 = base64.b64encode
@@ -120,8 +136,8 @@ def hash_secret(secret: str, *, salt: bytes | None = None, log_n: int = SCRYPT_L
     )
 
 
-def secret_matches(secret: str, stored: str) -> bool:
-    """Whether ``secret`` hashes to ``stored`` (compared in constant time)."""
+def scrypt_matches(secret: str, stored: str) -> bool:
+    """Whether ``secret`` hashes to the scrypt hash ``stored`` (compared in constant time)."""
     found = _HASH.fullmatch(stored)
     if found is None:
         return False
@@ -136,10 +152,6 @@ def _scrypt(secret: str, salt: bytes, log_n: int, r: int, p: int, size: int = HA
         secret.encode(), salt=salt, n=n, r=r, p=p, dklen=size, maxmem=2 * 128 * r * n * p
     )
 
-
-# Hashed in place of a stored hash when no key has the prefix given, so that an unknown
-# prefix takes as long to refuse as a wrong secret.
-_DECOY = hash_secret("", salt=bytes(SALT_BYTES))
 
 _KEY_COLUMNS = "k.id, u.name, k.prefix, k.created_at, k.last_used_at, k.revoked_at"
 
@@ -227,10 +239,10 @@ class UserStore(StoreBase):
                 prefix = secrets.token_hex(PREFIX_BYTES)
                 secret = secrets.token_urlsafe(SECRET_BYTES)
                 row = conn.execute(
-                    "INSERT INTO api_keys (user_id, prefix, secret_hash)"
+                    "INSERT INTO api_keys (user_id, prefix, secret_sha256)"
                     " SELECT id, %s, %s FROM users WHERE name = %s"
                     " ON CONFLICT (prefix) DO NOTHING RETURNING id",
-                    (prefix, hash_secret(secret), user_name),
+                    (prefix, secret_digest(secret), user_name),
                 ).fetchone()
                 if row is not None:
                     return NewKey(_key(conn, "k.id = %s", int(row[0])), f"{prefix}.{secret}")
@@ -273,24 +285,40 @@ class UserStore(StoreBase):
 
     def check_key(self, text: str) -> User:
         """The user whose key ``text`` is, its last use set to now; :class:`KeyRefused`
-        when it is malformed, unknown, wrong or revoked. Found by its prefix, then its
-        secret hashed and compared in constant time."""
+        when it is malformed, unknown, wrong or revoked. Refused for its form, then for
+        its prefix, before any hashing; then its secret hashed once and compared in
+        constant time (a key still kept as scrypt only: checked by scrypt, and its
+        SHA-256 stored)."""
         found = _KEY.fullmatch(text.strip())
         if found is None:
             raise KeyRefused(KeyProblem.MALFORMED)
         prefix, secret = found[1], found[2]
         row = self._run(
             lambda conn: conn.execute(
-                "SELECT k.id, k.secret_hash, k.revoked_at IS NOT NULL"
-                " FROM api_keys k WHERE k.prefix = %s",
+                "SELECT id, secret_sha256, secret_hash, revoked_at IS NOT NULL"
+                " FROM api_keys WHERE prefix = %s",
                 (prefix,),
             ).fetchone()
         )
-        if not secret_matches(secret, _DECOY if row is None else str(row[1])) or row is None:
+        if row is None:
             raise KeyRefused(KeyProblem.UNKNOWN)
-        key_id, revoked = int(row[0]), bool(row[2])
+        key_id, stored, scrypt_stored, revoked = int(row[0]), row[1], row[2], bool(row[3])
+        digest = secret_digest(secret)
+        if stored is not None:
+            if not hmac.compare_digest(digest, str(stored)):
+                raise KeyRefused(KeyProblem.UNKNOWN)
+        elif scrypt_stored is None or not scrypt_matches(secret, str(scrypt_stored)):
+            raise KeyRefused(KeyProblem.UNKNOWN)
 
         def op(conn: psycopg.Connection) -> tuple[User, ApiKey]:
+            if stored is None:
+                # The secret matched its scrypt hash: from now on it is checked by its
+                # SHA-256. A check beside this one may have stored it already.
+                conn.execute(
+                    "UPDATE api_keys SET secret_sha256 = %s"
+                    " WHERE id = %s AND secret_sha256 IS NULL",
+                    (digest, key_id),
+                )
             # Revoked between the read and now: the update finds no row to touch.
             conn.execute(
                 "UPDATE api_keys SET last_used_at = now() WHERE id = %s AND revoked_at IS NULL",
@@ -322,7 +350,7 @@ class UserStore(StoreBase):
                 "INSERT INTO web_sessions (token_hash, key_id, expires_at)"
                 " SELECT %s, id, now() + make_interval(secs => %s) FROM api_keys"
                 " WHERE prefix = %s",
-                (_token_hash(token), hours * 3600, prefix),
+                (secret_digest(token), hours * 3600, prefix),
             )
 
         self._run(op)
@@ -336,7 +364,7 @@ class UserStore(StoreBase):
                 "SELECT u.id, u.name, u.operator, u.created_at FROM web_sessions s"
                 " JOIN api_keys k ON k.id = s.key_id JOIN users u ON u.id = k.user_id"
                 " WHERE s.token_hash = %s AND s.expires_at > now() AND k.revoked_at IS NULL",
-                (_token_hash(token),),
+                (secret_digest(token),),
             ).fetchone()
         )
         return None if row is None else User(*row)
@@ -345,18 +373,13 @@ class UserStore(StoreBase):
         """End a web session (signing out)."""
         self._run(
             lambda conn: conn.execute(
-                "DELETE FROM web_sessions WHERE token_hash = %s", (_token_hash(token),)
+                "DELETE FROM web_sessions WHERE token_hash = %s", (secret_digest(token),)
             )
         )
 
     @staticmethod
     def _user_missing(conn: psycopg.Connection, name: str) -> bool:
         return conn.execute("SELECT 1 FROM users WHERE name = %s", (name,)).fetchone() is None
-
-
-def _token_hash(token: str) -> str:
-    """What is kept of a web session's token: a random 256-bit token needs no salt."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _key_or_none(conn: psycopg.Connection, where: str, value: object) -> ApiKey | None:
