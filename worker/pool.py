@@ -21,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -31,7 +30,8 @@ from typing import Protocol
 
 import psutil
 
-from worker import cgroups, metrics
+from worker import archive, cgroups, metrics
+from worker.archive import ArchiveError
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
 from worker.sandbox import HOST_NODE, PATH, Sandbox, bot_environment
@@ -344,11 +344,9 @@ class BotPool:
         self.starts += 1
         folder = self.root / f"v{version_id}-{self.starts}"
         folder.mkdir()
-        archive = self.versions.bot_archive(version_id)
-        try:
-            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                tar.extractall(folder, filter="data")
-        except (tarfile.TarError, OSError) as exc:
+        try:  # by the reader that checked it at submission, never following a link
+            archive.unpack(self.versions.bot_archive(version_id), folder)
+        except (ArchiveError, OSError) as exc:
             shutil.rmtree(folder, ignore_errors=True)
             raise BotStartError(f"bot {label}'s files do not unpack: {exc}") from None
         problem = runtime_problem(manifest.get("runtime"))

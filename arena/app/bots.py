@@ -5,22 +5,23 @@ is to seat (``docs/api.md``, "Who may do what")."""
 from __future__ import annotations
 
 import hashlib
-import io
-import tarfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from arena.app import limits
 from arena.app.actors import Action, Actor, require
 from arena.app.errors import Invalid, NotFound
+from worker import archive as archives
+from worker.archive import ArchiveError, Member
 from worker.store import Bot, BotVersion, Store
 from worker.store.bots import bot_name_problem
 
 #: The most a submission holds (docs/bots.md): its files' sizes together, and its
-#: entries, files and folders.
-MAX_BYTES = 10 * 2**20
-MAX_ENTRIES = 1000
+#: entries, files and folders (:data:`worker.archive.LIMITS` has the rest).
+ARCHIVE_LIMITS = archives.LIMITS
+MAX_BYTES = ARCHIVE_LIMITS.max_bytes
+MAX_ENTRIES = ARCHIVE_LIMITS.max_entries
 #: The archive formats a version may be stored in.
 ARCHIVE_FORMATS = ("tar",)
 #: The most a command holds: its words, and the characters of each.
@@ -75,7 +76,7 @@ def submit(
         raise Invalid(problem)
     check_command(command)
     runtime = check_runtime(runtime, command)
-    check_entry_point(command, check_archive(archive, archive_format))
+    # who may submit under this name is settled before a byte of the archive is read
     existing = store.bot_by_name(name)
     if existing is not None:
         require(
@@ -100,6 +101,10 @@ def submit(
             raise NotFound(f"no user named {owner!r}: make them first (arena user create {owner})")
     submitter = actor.name
     assert owner is not None and submitter is not None  # require refused the anonymous
+    members = check_archive(archive, archive_format)
+    check_entry_point(command, files_of(members))
+    # what is stored is the platform's own form of what was checked, never the upload
+    archive = archives.pack(members)
     content_hash = hashlib.sha256(archive).hexdigest()
     if existing is not None:
         for rated in store.bot_versions(existing.id):
@@ -164,12 +169,13 @@ def check_runtime(runtime: str | None, command: Sequence[str]) -> str:
 SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".sh")
 
 
-def check_entry_point(command: Sequence[str], files: set[str]) -> None:
+def check_entry_point(command: Sequence[str], files: Iterable[str]) -> None:
     """:class:`Invalid` unless every file ``command`` names in the bot's folder is one
     of its ``files``: its program when a relative path, and each argument that is a
     path or a source file (``bot.py``, ``src/main.js``), none outside the folder. A
     program named bare (``python``, ``node``) is found on the sandbox's ``PATH``; an
     absolute one is the system's."""
+    files = set(files)
     program, *arguments = command
     named = [program] if "/" in program and not program.startswith("/") else []
     named += [
@@ -189,44 +195,28 @@ def check_entry_point(command: Sequence[str], files: set[str]) -> None:
             )
 
 
-def check_archive(archive: bytes, archive_format: str = "tar") -> set[str]:
-    """The paths of the files of ``archive``; :class:`Invalid` unless it is an archive a
-    worker can unpack safely: a tar of at most :data:`MAX_ENTRIES` plain files and
-    folders, :data:`MAX_BYTES` together, every path inside the folder (no links,
-    devices, absolute or ``..`` paths), and every Python file in it one that compiles (a
-    syntax error is named by file and line, not found as a forfeit in the bot's first
-    match)."""
+def check_archive(archive: bytes, archive_format: str = "tar") -> list[Member]:
+    """The members of ``archive``, read by :func:`worker.archive.read` (the reader the
+    worker unpacks with); :class:`Invalid` saying why in one line unless it is an
+    uncompressed tar of at most :data:`MAX_ENTRIES` plain files and folders,
+    :data:`MAX_BYTES` together, every path inside the folder (no links, devices,
+    absolute or ``..`` paths), and every Python file in it one that compiles (a syntax
+    error is named by file and line, not found as a forfeit in the bot's first match)."""
     if archive_format not in ARCHIVE_FORMATS:
         raise Invalid(f"archive_format {archive_format!r}: one of {', '.join(ARCHIVE_FORMATS)}")
-    if len(archive) > MAX_BYTES + 512 * (MAX_ENTRIES + 2):
-        raise Invalid(f"archive: {len(archive):,} bytes is over the limit of {MAX_BYTES:,}")
-    total = 0
-    files: set[str] = set()
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
-            for count, member in enumerate(tar, start=1):
-                if count > MAX_ENTRIES:
-                    raise Invalid(f"archive: more than {MAX_ENTRIES} files and folders")
-                path = PurePosixPath(member.name)
-                if path.is_absolute() or ".." in path.parts or not member.name.strip("/."):
-                    raise Invalid(f"archive: {member.name!r:.80} is outside the bot's folder")
-                if not (member.isfile() or member.isdir()):
-                    raise Invalid(
-                        f"archive: {member.name!r:.80} is a link or a device; a bot holds "
-                        "plain files and folders"
-                    )
-                total += member.size
-                if total > MAX_BYTES:
-                    raise Invalid(f"archive: its files are over {MAX_BYTES:,} bytes together")
-                if member.isfile():
-                    files.add(str(path))
-                if member.isfile() and member.name.endswith(".py"):
-                    source = tar.extractfile(member)
-                    if source is not None:
-                        _check_python(member.name, source.read())
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise Invalid(f"archive: not a tar archive ({exc})") from None
-    return files
+        members = archives.read(archive)
+    except ArchiveError as exc:
+        raise Invalid(str(exc)) from None
+    for member in members:
+        if member.data is not None and member.path.endswith(".py"):
+            _check_python(member.path, member.data)
+    return members
+
+
+def files_of(members: Iterable[Member]) -> set[str]:
+    """The paths of the files among ``members``."""
+    return {member.path for member in members if member.is_file}
 
 
 def _check_python(name: str, source: bytes) -> None:

@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
-import io
 import json
 import os
-import tarfile
 import time
 import tomllib
 from dataclasses import dataclass
@@ -39,6 +37,8 @@ from arena.commands import (
 )
 from arena.commands.db import with_store
 from arena.remote import remote
+from worker import archive
+from worker.archive import Member
 from worker.store import BotVersion, Store
 from worker.store.bots import bot_name_problem, is_bot_name
 
@@ -214,26 +214,19 @@ def _folder_files(root: Path) -> list[tuple[str, Path, int]]:
 
 
 def build_archive(files: list[tuple[str, Path, int]]) -> bytes:
-    """An uncompressed tar of ``files`` (archive name, path, size found before) with
-    normalized metadata (mtime 0, owner 0, no user or group names, mode 644 or 755 after
-    the owner's execute bit), in the given order: the same names and contents always give
-    the same bytes. Not compressed, since compressors may change their output between
-    versions. A file is read no further than its size, so the limits checked hold."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, path, size in files:
-            with path.open("rb") as f:
-                data = f.read(size + 1)
-            if len(data) != size:
-                raise CommandError(f"{path} changed while it was archived; submit again")
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mtime = 0
-            info.mode = 0o755 if os.stat(path).st_mode & 0o100 else 0o644
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    """The platform's own form of ``files`` (archive name, path, size found before):
+    :func:`worker.archive.pack`, an uncompressed tar with normalized metadata (mtime 0,
+    owner 0, mode 644 or 755 after the owner's execute bit), in the given order: the same
+    names and contents always give the same bytes. A file is read no further than its
+    size, so the limits checked hold."""
+    members = []
+    for name, path, size in files:
+        with path.open("rb") as f:
+            data = f.read(size + 1)
+        if len(data) != size:
+            raise CommandError(f"{path} changed while it was archived; submit again")
+        members.append(Member(name, data, executable=bool(os.stat(path).st_mode & 0o100)))
+    return archive.pack(members)
 
 
 def read_manifest(manifest: Path) -> tuple[list[str], str | None]:

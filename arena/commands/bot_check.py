@@ -73,7 +73,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:  # the checks of a submission, with their words
         app_bots.check_command(bot.command)
         runtime = app_bots.check_runtime(bot.runtime, bot.command)
-        app_bots.check_entry_point(bot.command, app_bots.check_archive(bot.archive))
+        members = app_bots.check_archive(bot.archive)
+        app_bots.check_entry_point(bot.command, app_bots.files_of(members))
     except Invalid as exc:
         raise CommandError(str(exc)) from None
     try:
