@@ -48,7 +48,7 @@ MAX_LIMIT = 200
 #: The largest request body the API reads (bytes): a submission's archive at its limit,
 #: in base64, with room for the rest of its JSON. A larger one is refused (413) before
 #: it is read, from its Content-Length, or as soon as a body without one passes it.
-MAX_BODY = (app_bots.MAX_BYTES + 512 * (app_bots.MAX_ENTRIES + 2)) * 4 // 3 + 2**20
+MAX_BODY = app_bots.ARCHIVE_LIMITS.max_archive * 4 // 3 + 2**20
 
 #: Each refusal of the application layer: its HTTP status and its stable code.
 ERRORS: dict[type[AppError], tuple[int, str]] = {
@@ -196,7 +196,8 @@ class Submission(BaseModel):
         min_length=1, max_length=app_bots.MAX_COMMAND_WORDS
     )
     archive: str = Field(
-        description="base64 of the archive", max_length=(app_bots.MAX_BYTES * 4) // 3 + 2**20
+        description="base64 of the archive",
+        max_length=app_bots.ARCHIVE_LIMITS.max_archive * 4 // 3 + 4,
     )
     archive_format: Literal["tar"] = "tar"
     owner: str | None = Field(
