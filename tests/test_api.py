@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from arena.app.matches import HELD
 from arena.bench.web import add_bots, store_played_match
 from arena.commands.bot import package
 from arena.site import create_site
+from worker import archive as archives
 from worker import qualify
+from worker.archive import Member
 from worker.store import PLATFORM_USER, ScheduledMatch, Store
 
 pytest_plugins = ["tests.store_fixtures"]
@@ -322,6 +325,35 @@ def test_writes_are_rate_limited_per_user_with_retry_after(
         == 201
     )
     assert api.post(f"{API}/tournaments", json=body, headers=ops).status_code == 201
+
+
+def test_parallel_submissions_past_the_limit_are_accepted_exactly_to_it(
+    api: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit is counted and the version written in one transaction: 16 submissions
+    of one user at once, with a limit of 5, make exactly 5 versions."""
+    monkeypatch.setenv("ARENA_SUBMISSIONS_PER_HOUR", "5")
+    ann = user(store, "ann")
+    bot = package(EXAMPLES / "random_bot.py")
+    bodies = []
+    for i in range(16):  # each a new content
+        archive = archives.pack([*archives.read(bot.archive), Member("n.txt", b"%d" % i)])
+        bodies.append(
+            {"game": GAME, "command": bot.command, "archive": base64.b64encode(archive).decode()}
+        )
+    names = [f"racer{i % 3}" for i in range(16)]
+    with ThreadPoolExecutor(16) as pool:
+        codes = list(
+            pool.map(
+                lambda n, b: api.post(f"{API}/bots/{n}/versions", json=b, headers=ann).status_code,
+                names,
+                bodies,
+            )
+        )
+    assert sorted(codes) == [201] * 5 + [429] * 11, codes
+    racers = [b for b in map(store.bot_by_name, sorted(set(names))) if b is not None]
+    assert sum(len(store.bot_versions(b.id)) for b in racers) == 5
+    assert all(store.bot_versions(b.id) for b in racers)  # no name left without a version
 
 
 def test_the_openapi_description_is_generated_and_served(api: TestClient) -> None:

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 from arena.app import limits
 from arena.app.actors import Action, Actor, require
-from arena.app.errors import Invalid, NotFound
+from arena.app.errors import Invalid, NotFound, RateLimited
 from worker import archive as archives
 from worker.archive import ArchiveError, Member
 from worker.store import Bot, BotVersion, Store
@@ -124,9 +124,20 @@ def submit(
         "runtime": runtime,
     }
     exempt = actor.is_operator and not qualify
-    version = store.add_bot_version(
-        bot_id, archive, manifest, submitter, "exempt" if exempt else "qualifying"
-    )
+    try:
+        with limits.counted(actor, "submissions") as allowance:
+            version = store.add_bot_version(
+                bot_id,
+                archive,
+                manifest,
+                submitter,
+                "exempt" if exempt else "qualifying",
+                allowance=allowance,
+            )
+    except RateLimited:
+        if existing is None:  # the name goes with the refused version
+            store.remove_bot_without_versions(bot_id)
+        raise
     if existing is not None and existing.retired_at is not None:
         store.set_retired(bot_id, False)
     return Submitted(version, new=True)

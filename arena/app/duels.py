@@ -103,15 +103,17 @@ def create(
         version_a, version_b, elo0, elo1, alpha, beta, duplicate, batch, max_games, seed, seats
     )
     labels = store.labels([version_a, version_b])
-    tournament_id = store.create_tournament(
-        f"duel {labels[version_a]} vs {labels[version_b]}",
-        game,
-        [version_a, version_b],
-        format="duel",
-        options={"options": options, "clock": clock, **settings.as_options()},
-        duplicate=duplicate,
-        created_by=actor.name,
-    )
+    with limits.counted(actor, "tournaments") as allowance:
+        tournament_id = store.create_tournament(
+            f"duel {labels[version_a]} vs {labels[version_b]}",
+            game,
+            [version_a, version_b],
+            format="duel",
+            options={"options": options, "clock": clock, **settings.as_options()},
+            duplicate=duplicate,
+            created_by=actor.name,
+            allowance=allowance,
+        )
     queued = duel.advance(store, tournament_id, dispatch or (lambda t, n: None))
     return Made(tournament_id, queued, game, labels[version_a], labels[version_b])
 

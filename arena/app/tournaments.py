@@ -166,15 +166,17 @@ def create(
         "table_size": size,
         "seed": seed,
     }
-    tournament_id = store.create_tournament(
-        name or f"{game} {format.replace('-', ' ')}",
-        game,
-        versions,
-        format=format,
-        options=settings,
-        duplicate=duplicate,
-        created_by=actor.name,
-    )
+    with limits.counted(actor, "tournaments") as allowance:
+        tournament_id = store.create_tournament(
+            name or f"{game} {format.replace('-', ' ')}",
+            game,
+            versions,
+            format=format,
+            options=settings,
+            duplicate=duplicate,
+            created_by=actor.name,
+            allowance=allowance,
+        )
     store.schedule_matches(
         tournament_id,
         game,

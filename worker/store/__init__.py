@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from worker import db
-from worker.store.base import ELO_K_ENV, StoreError
+from worker.store.base import ELO_K_ENV, Allowance, AllowanceSpent, StoreError
 from worker.store.bots import Bot, BotStore, BotSummary, BotVersion, RatedVersion, SeatMatch
 from worker.store.competitions import (
     TOURNAMENT_STATES,
@@ -60,6 +60,8 @@ __all__ = [
     "PLATFORM_USER",
     "RECORD_FORMAT",
     "TOURNAMENT_STATES",
+    "Allowance",
+    "AllowanceSpent",
     "ApiKey",
     "Bot",
     "BotSummary",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Self, TypeVar
 
 import psycopg
@@ -20,6 +22,60 @@ ELO_K_ENV = settings.ELO_K
 
 class StoreError(Exception):
     """A request the store refuses (unknown id, inconsistent results)."""
+
+
+#: What each kind of counted write is: its table, the column of who made it, and when.
+COUNTED = {
+    "submissions": ("bot_versions", "submitted_by", "submitted_at"),
+    "tournaments": ("tournaments", "created_by", "created_at"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """How many writes of ``kind`` (a key of :data:`COUNTED`) ``user`` may have made
+    since ``since`` for one more to be allowed."""
+
+    user: str
+    kind: str
+    limit: int
+    since: datetime
+
+
+class AllowanceSpent(StoreError):
+    """A write refused because its user had made :attr:`made` (their times, oldest
+    first), as many as the allowance allows."""
+
+    def __init__(self, allowance: Allowance, made: list[datetime]) -> None:
+        super().__init__(f"{allowance.user} has made {len(made)} {allowance.kind}")
+        self.allowance = allowance
+        self.made = made
+
+
+def writes_since(conn: psycopg.Connection, user: str, kind: str, since: datetime) -> list[datetime]:
+    """When ``user`` made each of their writes of ``kind`` since ``since``, oldest first."""
+    table, who, when = COUNTED[kind]
+    rows = conn.execute(
+        f"SELECT {when} FROM {table} WHERE {who} = %s AND {when} >= %s ORDER BY {when}",
+        (user, since),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def spend(conn: psycopg.Connection, allowance: Allowance | None) -> None:
+    """Inside the transaction of a counted write, before it: take the lock of the user's
+    writes of that kind, held to the commit, and :class:`AllowanceSpent` when they have
+    made their allowance. Counting and writing under one lock is what makes the limit
+    exact: two writes at once cannot both see the last free place."""
+    if allowance is None:
+        return
+    conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+        (f"allowance:{allowance.kind}:{allowance.user}",),
+    )
+    made = writes_since(conn, allowance.user, allowance.kind, allowance.since)
+    if len(made) >= allowance.limit:
+        raise AllowanceSpent(allowance, made)
 
 
 @contextlib.contextmanager

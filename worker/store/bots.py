@@ -15,7 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from referee.record import SeatStatus
-from worker.store.base import StoreBase, StoreError
+from worker.store.base import Allowance, StoreBase, StoreError, spend
 from worker.store.matches import MatchState
 
 #: The most characters a bot name holds.
@@ -181,6 +181,17 @@ class BotStore(StoreBase):
 
         return self._run(op)
 
+    def remove_bot_without_versions(self, bot_id: int) -> None:
+        """Remove the bot ``bot_id`` if it has no version (a name registered by a
+        submission that was then refused)."""
+        self._run(
+            lambda conn: conn.execute(
+                "DELETE FROM bots WHERE id = %s"
+                " AND NOT EXISTS (SELECT 1 FROM bot_versions WHERE bot_id = %s)",
+                (bot_id, bot_id),
+            )
+        )
+
     def add_bot_version(
         self,
         bot_id: int,
@@ -188,10 +199,14 @@ class BotStore(StoreBase):
         manifest: Mapping[str, Any],
         submitted_by: str,
         qualification: str = "exempt",
+        *,
+        allowance: Allowance | None = None,
     ) -> BotVersion:
         """Store a version of a bot: its code archive and manifest (``game`` and ``command``
         required), ``exempt`` or ``qualifying`` (:data:`QUALIFICATIONS`). Submitting the
-        same archive again returns the existing version, as it is."""
+        same archive again returns the existing version, as it is. With ``allowance``,
+        :class:`AllowanceSpent` when its user has made theirs (counted and written in
+        one transaction)."""
         if qualification not in ("exempt", "qualifying"):
             raise StoreError(f"a new version is exempt or qualifying, not {qualification!r}")
         for key in ("game", "command"):
@@ -201,6 +216,7 @@ class BotStore(StoreBase):
 
         def op(conn: psycopg.Connection) -> BotVersion:
             with conn.transaction():
+                spend(conn, allowance)
                 conn.execute("SELECT 1 FROM bots WHERE id = %s FOR UPDATE", (bot_id,))
                 conn.execute(
                     "INSERT INTO bot_versions"

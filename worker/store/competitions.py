@@ -15,7 +15,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from referee.record import SeatStatus
-from worker.store.base import StoreBase, StoreError
+from worker.store.base import Allowance, StoreBase, StoreError, spend
 from worker.store.matches import MATCH_STATES, seed_commitment
 
 #: Where a tournament stands, as the ``tournaments.state`` column spells it (its CHECK,
@@ -84,12 +84,15 @@ class CompetitionStore(StoreBase):
         options: Mapping[str, Any] | None = None,
         duplicate: bool = False,
         created_by: str | None = None,
+        allowance: Allowance | None = None,
     ) -> int:
         """A tournament of ``game`` with its entered bot versions, made by the user
-        ``created_by``."""
+        ``created_by``; with ``allowance``, :class:`AllowanceSpent` when its user has made
+        theirs (counted and written in one transaction)."""
 
         def op(conn: psycopg.Connection) -> int:
             with conn.transaction():
+                spend(conn, allowance)
                 row = conn.execute(
                     "INSERT INTO tournaments (name, game, format, options, duplicate,"
                     " created_by) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",

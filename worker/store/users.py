@@ -31,7 +31,7 @@ from datetime import datetime
 
 import psycopg
 
-from worker.store.base import StoreBase, StoreError
+from worker.store.base import StoreBase, StoreError, writes_since
 from worker.store.bots import NAME_MAX, is_bot_name
 
 #: The platform's own user: it owns the house bots (those ``arena demo`` registers),
@@ -196,17 +196,7 @@ class UserStore(StoreBase):
         """When ``user`` made each of their writes of ``kind`` (``"submissions"``: bot
         versions submitted, ``"tournaments"``: tournaments, gauntlets and duels created)
         since ``since``, oldest first: what the API's rate limits count."""
-        table, who, when = {
-            "submissions": ("bot_versions", "submitted_by", "submitted_at"),
-            "tournaments": ("tournaments", "created_by", "created_at"),
-        }[kind]
-        rows = self._run(
-            lambda conn: conn.execute(
-                f"SELECT {when} FROM {table} WHERE {who} = %s AND {when} >= %s ORDER BY {when}",
-                (user, since),
-            ).fetchall()
-        )
-        return [r[0] for r in rows]
+        return self._run(lambda conn: writes_since(conn, user, kind, since))
 
     def user(self, name: str) -> User | None:
         """The user of that name, or None."""
