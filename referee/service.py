@@ -20,8 +20,15 @@ a connection that stops answering is dropped, and its session is no longer conne
 A remote bot gives its owner's API key instead of a session key; the referee has no
 database, so it asks the platform, whose ``WatchRemote`` stream hears of the arrival
 and whose ``AdmitRemote`` answers it (:class:`referee.sessions.RemoteDesk`), within
-:data:`ADMIT_S`. Remote bots may reach the referee on a listener of their own
-(:func:`serve`'s ``remote``), which speaks TLS and serves only the bots' side.
+:data:`ADMIT_S`.
+
+Each listener takes its own kind of ``Serve`` (:class:`ServeKeys`; docs/protocol.md,
+"Listeners"): API keys only on the listener of remote bots (:func:`serve`'s
+``remote``, which speaks TLS and serves only the bots' side); session keys on the Unix
+socket of hosted bots (:func:`serve`'s ``unix``, a server of its own that serves only
+the bots' side too), and on the TCP port only when there is no socket or
+``tcp_sessions`` says so: a key that leaked is then no use to another user of the
+machine, who can reach the TCP port but not the socket's folder.
 """
 
 from __future__ import annotations
@@ -54,7 +61,15 @@ from referee.matches import FinishedMatch, Referee
 from referee.matchlog import public_events
 from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
-from referee.sessions import MAX_LABEL, REFUSAL_CODES, Admission, RemoteDesk, Session, SessionStream
+from referee.sessions import (
+    MAX_LABEL,
+    REFUSAL_CODES,
+    Admission,
+    RemoteDesk,
+    Session,
+    SessionStream,
+    source_of,
+)
 from referee.wire import read_index
 from rummyarena.v1 import bot_pb2, common_pb2, match_pb2, match_pb2_grpc
 
@@ -117,6 +132,50 @@ _STATE = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class ServeKeys:
+    """Which keys the ``Serve`` calls on one listener may give: ``where`` names the
+    listener, ``no_sessions`` and ``no_api_keys`` say why a kind of key is refused
+    there (empty: it is taken)."""
+
+    where: str
+    no_sessions: str = ""
+    no_api_keys: str = ""
+
+    def refusal(self, api_key: bool) -> str:
+        """Why a ``Serve`` call with an API key (else a session key) is refused here;
+        empty when it is not."""
+        why = self.no_api_keys if api_key else self.no_sessions
+        return f"{self.where} {why}" if why else ""
+
+
+_NO_API_KEYS = (
+    "takes no API keys: a remote bot dials the platform's address for remote bots "
+    "(arena worker --remote) over TLS"
+)
+#: The TCP port with no Unix socket beside it (arena referee, arena play): every session.
+TCP_PORT = ServeKeys("the referee's TCP port", no_api_keys=_NO_API_KEYS)
+#: The TCP port beside a Unix socket: its hosted bots' sessions are served on the socket.
+TCP_PORT_NO_SESSIONS = ServeKeys(
+    "the referee's TCP port",
+    no_sessions=(
+        "takes no session keys: its hosted bots serve their sessions on its Unix "
+        "socket, which ARENA_REFEREE names to them"
+    ),
+    no_api_keys=_NO_API_KEYS,
+)
+#: The Unix socket of hosted bots.
+UNIX_SOCKET = ServeKeys("the Unix socket of the referee's hosted bots", no_api_keys=_NO_API_KEYS)
+#: The listener of remote bots.
+REMOTE_PORT = ServeKeys(
+    "the referee's port for remote bots",
+    no_sessions=(
+        "takes no session keys: a remote bot gives its owner's API key (ARENA_API_KEY), "
+        "its bot's name and its game"
+    ),
+)
+
+
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], code: str, message: str) -> NoReturn:
     await context.abort(grpc.StatusCode[code], message)
     raise AssertionError("abort returned")  # pragma: no cover
@@ -126,11 +185,16 @@ class RefereeServicer:
     """The bot side: one Play stream per seat, one Serve stream per bot session."""
 
     def __init__(
-        self, referee: Referee, heartbeat_s: float = HEARTBEAT_S, desk: RemoteDesk | None = None
+        self,
+        referee: Referee,
+        heartbeat_s: float = HEARTBEAT_S,
+        desk: RemoteDesk | None = None,
+        keys: ServeKeys = TCP_PORT,
     ) -> None:
         self.referee = referee
         self.heartbeat_s = heartbeat_s
         self.desk = desk or RemoteDesk()
+        self.keys = keys
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The generic handler of the Referee service: bytes both ways (the runner
@@ -150,7 +214,8 @@ class RefereeServicer:
         heartbeat after each :attr:`heartbeat_s` of quiet, until the session is closed,
         taken over by another stream, or the referee shuts down, or a heartbeat cannot be
         written (the connection is gone). A remote bot (an API key) is first admitted
-        onto a session by the platform."""
+        onto a session by the platform. A kind of key this listener does not take
+        (:attr:`keys`) is refused before anything else is done with it."""
         try:
             request = bot_pb2.ServeRequest.FromString(raw)
         except (DecodeError, ValueError):
@@ -159,9 +224,13 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
                 "the request must be a ServeRequest with the session key",
             )
+        remote = bool(request.api_key and not request.key)
+        refusal = self.keys.refusal(remote)
+        if refusal:
+            await _abort(context, "PERMISSION_DENIED", refusal)
         connection_id = ""
         try:
-            if request.api_key and not request.key:
+            if remote:
                 connection_id, session_id = await self._admission(request, context)
                 session, stream = self.referee.sessions.connect_admitted(session_id, request.agent)
             else:
@@ -200,7 +269,7 @@ class RefereeServicer:
             agent=request.agent[:MAX_LABEL],
             peer=context.peer(),
         )
-        connection_id, answer = self.desk.arrive(arrival)
+        connection_id, answer = self.desk.arrive(arrival, source_of(arrival.peer))
         try:
             admission = await asyncio.wait_for(answer, ADMIT_S)
         except TimeoutError:
@@ -612,6 +681,11 @@ class _Started:
     desk: RemoteDesk
     remote: grpc.aio.Server | None = None
     remote_port: int = 0
+    hosted: grpc.aio.Server | None = None  # the Unix socket of hosted bots
+
+    def bots_servers(self) -> list[grpc.aio.Server]:
+        """The servers of the bots' side alone: the remote bots' and the hosted bots'."""
+        return [s for s in (self.remote, self.hosted) if s is not None]
 
 
 def _bind(server: grpc.aio.Server, host: str, port: int, tls: tuple[bytes, bytes] | None) -> int:
@@ -635,6 +709,7 @@ async def _start(
     tls: tuple[bytes, bytes] | None = None,
     heartbeat_s: float = HEARTBEAT_S,
     remote: RemoteListener | None = None,
+    tcp_sessions: bool = False,
     **referee_options: Any,
 ) -> _Started:
     raise_open_files_limit()
@@ -651,9 +726,13 @@ async def _start(
         # a spectator's watch credential follows one match (referee.auth)
         {watch: lambda request: str(request.match_id)},
     )
-    bots = RefereeServicer(referee, heartbeat_s, desk).handler()
+
+    def bots(keys: ServeKeys) -> grpc.GenericRpcHandler:
+        return RefereeServicer(referee, heartbeat_s, desk, keys).handler()
+
+    port_keys = TCP_PORT if unix is None or tcp_sessions else TCP_PORT_NO_SESSIONS
     server = grpc.aio.server(interceptors=(auth,), options=server_options(heartbeat_s))
-    server.add_generic_rpc_handlers((bots,))
+    server.add_generic_rpc_handlers((bots(port_keys),))
     match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee, desk), server)  # type: ignore[no-untyped-call]
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -669,19 +748,24 @@ async def _start(
         server,
     )
     bound = _bind(server, host, port, tls)
-    if unix is not None and server.add_insecure_port(f"unix:{unix}") == 0:
-        raise OSError(f"cannot listen on the Unix socket {unix}")
     started = _Started(server, referee, bound, health, desk)
+    if unix is not None:
+        # the bots' side only, sessions and seats: a sandboxed bot reaches nothing else
+        started.hosted = grpc.aio.server(options=server_options(heartbeat_s))
+        started.hosted.add_generic_rpc_handlers((bots(UNIX_SOCKET),))
+        health_pb2_grpc.add_HealthServicer_to_server(health, started.hosted)
+        if started.hosted.add_insecure_port(f"unix:{unix}") == 0:
+            raise OSError(f"cannot listen on the Unix socket {unix}")
     if remote is not None:
         # the bots' side only: the match service is not reachable from the internet
         remote_host, remote_port, remote_tls = remote
         started.remote = grpc.aio.server(options=server_options(heartbeat_s))
-        started.remote.add_generic_rpc_handlers((bots,))
+        started.remote.add_generic_rpc_handlers((bots(REMOTE_PORT),))
         health_pb2_grpc.add_HealthServicer_to_server(health, started.remote)
         started.remote_port = _bind(started.remote, remote_host, remote_port, remote_tls)
     await server.start()
-    if started.remote is not None:
-        await started.remote.start()
+    for bots_server in started.bots_servers():
+        await bots_server.start()
     if unix is not None:
         # sandboxed bots run as uids of their own: the socket's folder is what guards it
         os.chmod(unix, 0o666)
@@ -728,6 +812,7 @@ async def serve(
     heartbeat_s: float = HEARTBEAT_S,
     remote: RemoteListener | None = None,
     remote_ready: Callable[[int], None] | None = None,
+    tcp_sessions: bool = False,
     **referee_options: Any,
 ) -> None:
     """Run a referee server until SIGTERM or SIGINT, then stop gracefully: no new
@@ -737,9 +822,10 @@ async def serve(
     key, :func:`tls_identity`) the TCP port speaks TLS; the Unix socket stays plain.
     With ``remote`` (host, port, certificate chain and key) remote bots also reach the
     bots' side on that TLS port; ``ready`` and ``remote_ready`` are given the ports
-    bound."""
+    bound. With ``unix``, the TCP port takes session keys only if ``tcp_sessions``
+    (:class:`ServeKeys`)."""
     started = await _start(
-        port, host, None, None, unix, tls, heartbeat_s, remote, **referee_options
+        port, host, None, None, unix, tls, heartbeat_s, remote, tcp_sessions, **referee_options
     )
     server, referee, health = started.server, started.referee, started.health
     if ready is not None:
@@ -786,6 +872,6 @@ async def serve(
             loop.remove_signal_handler(sig)
         await referee.close()
         started.desk.shutdown()
-        if started.remote is not None:
-            await started.remote.stop(1.0)
+        for bots_server in started.bots_servers():
+            await bots_server.stop(1.0)
         await server.stop(1.0)

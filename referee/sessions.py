@@ -13,14 +13,20 @@ token it is already playing.
 A remote bot dials in with its owner's API key instead of a session key; only the
 platform can check it, so the referee tells the platform's watchers of the arrival
 (:class:`RemoteDesk`) and waits for their answer: a session to admit it onto, or a
-refusal.
+refusal. Few arrivals from one source wait at once (:data:`MAX_PENDING_PER_SOURCE`, the
+source as :func:`source_of` says), so that one address flooding the referee with
+made-up keys is refused at once rather than filling the platform's queue ahead of
+everyone else.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import secrets
+from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from referee.seats import ProtocolError, Seat
 from rummyarena.v1 import match_pb2
@@ -32,6 +38,9 @@ MAX_LABEL = 200
 #: Remote connections waiting for the platform's answer at once, at most; more are
 #: told to try again.
 MAX_PENDING = 1000
+#: Remote connections from one source (:func:`source_of`) waiting at once, at most; more
+#: are refused at once (RESOURCE_EXHAUSTED). A bot dials once, and again on a drop.
+MAX_PENDING_PER_SOURCE = 4
 #: The status names a refusal of a remote bot may end its stream with.
 REFUSAL_CODES = frozenset(
     {"PERMISSION_DENIED", "UNAUTHENTICATED", "INVALID_ARGUMENT", "NOT_FOUND", "UNAVAILABLE"}
@@ -210,6 +219,26 @@ class Sessions:
                 session.stream = None
 
 
+def source_of(peer: str) -> str:
+    """Where a connection comes from, as gRPC names its peer, for the per-source limit:
+    its IPv4 address (an IPv4-mapped IPv6 one too), the /64 network of its IPv6 address
+    (one host commonly holds a whole /64), else the peer as given (``unix:…``: every
+    process on a Unix socket is one source)."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return peer
+    host = unquote(rest).rsplit(":", 1)[0].strip("[]").split("%", 1)[0]
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return peer
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 @dataclass(frozen=True, slots=True)
 class Admission:
     """The platform's answer to a remote connection: the session to admit it onto, or
@@ -224,11 +253,16 @@ class RemoteDesk:
     """The remote bots waiting for the platform's answer, and the platform's open
     ``WatchRemote`` streams that hear of them (docs/protocol.md, "Remote bots")."""
 
-    def __init__(self, max_pending: int = MAX_PENDING) -> None:
+    def __init__(
+        self, max_pending: int = MAX_PENDING, per_source: int = MAX_PENDING_PER_SOURCE
+    ) -> None:
         self.max_pending = max_pending
+        self.per_source = per_source
         self.closing = False  # shutting down: no new connections wait
         self.watchers: list[asyncio.Queue[match_pb2.RemoteEvent | None]] = []
-        self._pending: dict[str, asyncio.Future[Admission]] = {}
+        # by connection id: the future of the platform's answer, and the source
+        self._pending: dict[str, tuple[asyncio.Future[Admission], str]] = {}
+        self._sources: Counter[str] = Counter()  # connections waiting, by source
 
     def watch(self) -> asyncio.Queue[match_pb2.RemoteEvent | None]:
         """A new watcher: the queue its events come on (None: the watch ends)."""
@@ -240,16 +274,25 @@ class RemoteDesk:
         """A watcher's stream ended."""
         self.watchers.remove(queue)
 
-    def arrive(self, arrival: match_pb2.RemoteArrival) -> tuple[str, asyncio.Future[Admission]]:
-        """Tell every watcher of a new remote connection: its id and the future of the
-        platform's answer (call :meth:`forget` when done with it). ProtocolError when
-        no platform watches, or too many connections wait already."""
+    def arrive(
+        self, arrival: match_pb2.RemoteArrival, source: str
+    ) -> tuple[str, asyncio.Future[Admission]]:
+        """Tell every watcher of a new remote connection from ``source``: its id and the
+        future of the platform's answer (call :meth:`forget` when done with it).
+        ProtocolError when no platform watches, when as many connections from ``source``
+        wait already as one source may hold, or too many wait in all."""
         if self.closing:
             raise ProtocolError("UNAVAILABLE", "the referee is shutting down")
         if not self.watchers:
             raise ProtocolError(
                 "UNAVAILABLE",
                 "this referee takes no remote bots: dial the platform's remote address",
+            )
+        if self._sources[source] >= self.per_source:
+            raise ProtocolError(
+                "RESOURCE_EXHAUSTED",
+                f"{self._sources[source]} bots from {source} are waiting for the platform's "
+                "answer already, as many as one address may: dial again once they have it",
             )
         if len(self._pending) >= self.max_pending:
             raise ProtocolError(
@@ -258,14 +301,15 @@ class RemoteDesk:
             )
         connection_id = secrets.token_hex(8)
         answer: asyncio.Future[Admission] = asyncio.get_running_loop().create_future()
-        self._pending[connection_id] = answer
+        self._pending[connection_id] = (answer, source)
+        self._sources[source] += 1
         self._tell(match_pb2.RemoteEvent(connection_id=connection_id, arrived=arrival))
         return connection_id, answer
 
     def answer(self, connection_id: str, admission: Admission) -> bool:
         """Give the platform's answer to a waiting connection; False when it is not
         waiting (it gave up, or was answered already)."""
-        answer = self._pending.pop(connection_id, None)
+        answer = self._pop(connection_id)
         if answer is None or answer.done():
             return False
         answer.set_result(admission)
@@ -273,7 +317,17 @@ class RemoteDesk:
 
     def forget(self, connection_id: str) -> None:
         """The connection no longer waits (answered, timed out, or gone)."""
-        self._pending.pop(connection_id, None)
+        self._pop(connection_id)
+
+    def _pop(self, connection_id: str) -> asyncio.Future[Admission] | None:
+        found = self._pending.pop(connection_id, None)
+        if found is None:
+            return None
+        answer, source = found
+        self._sources[source] -= 1
+        if not self._sources[source]:
+            del self._sources[source]
+        return answer
 
     def left(self, connection_id: str, session_id: str) -> None:
         """Tell every watcher that an admitted connection's stream ended."""
@@ -289,9 +343,10 @@ class RemoteDesk:
         self.closing = True
         for queue in self.watchers:
             queue.put_nowait(None)
-        for answer in self._pending.values():
+        for answer, _ in self._pending.values():
             if not answer.done():
                 answer.set_result(
                     Admission(code="UNAVAILABLE", refusal="the referee is shutting down")
                 )
         self._pending.clear()
+        self._sources.clear()

@@ -261,11 +261,14 @@ def write_self_signed(folder: Path) -> tuple[Path, Path]:
 
 class DroppingProxy:
     """A TCP proxy to the referee whose connections can all be dropped at once (a
-    network blip); it keeps accepting new ones."""
+    network blip); it keeps accepting new ones. With ``source`` (a loopback address such
+    as 127.0.0.2) its connections to the referee come from there: another machine, as
+    the referee sees it."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, source: str | None = None) -> None:
         self.host, port = target.rsplit(":", 1)
         self.port = int(port)
+        self.source = None if source is None else (source, 0)
         self.writers: list[asyncio.StreamWriter] = []
         self.server: asyncio.Server | None = None
 
@@ -274,7 +277,9 @@ class DroppingProxy:
         return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        up_reader, up_writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=self.source
+        )
         self.writers += [writer, up_writer]
 
         async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:

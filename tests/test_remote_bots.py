@@ -11,16 +11,20 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from referee.wire import decode_record
+from rummyarena.v1 import bot_pb2, bot_pb2_grpc
 from tests.platform_support import EXAMPLES, ROOT, PlatformEnv
 from tests.referee_support import DroppingProxy, write_self_signed
 from worker import broker, db
@@ -40,11 +44,11 @@ def _free_port() -> int:
 class ThreadProxy:
     """:class:`DroppingProxy` on a loop of its own thread, for a test that is not async."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, source: str | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.proxy = DroppingProxy(target)
+        self.proxy = DroppingProxy(target, source)
         self.address = asyncio.run_coroutine_threadsafe(self.proxy.start(), self.loop).result(10)
 
     def drop_all(self) -> None:
@@ -213,3 +217,83 @@ def test_a_wrong_key_another_owners_bot_and_a_revoked_key_end_a_remote_bot_with_
         with contextlib.suppress(Exception):
             _stop(mine)
     assert os.environ.get("ARENA_API_KEY") is None  # the test run itself holds no key
+
+
+#: Remote bots dialling at once with made-up keys, and the channels (connections) they
+#: share.
+FLOOD = 300
+FLOOD_CHANNELS = 10
+
+
+def _listening(address: str) -> bool:
+    host, port = address.rsplit(":", 1)
+    try:
+        socket.create_connection((host, int(port)), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+def _flood(address: str, ca: Path, stop: threading.Event, ended: Counter[str]) -> None:
+    """:data:`FLOOD` remote bots at once, each dialling again with a new made-up key as
+    soon as it is refused, until ``stop``; ``ended`` counts the refusals by status."""
+
+    async def flood() -> None:
+        credentials = grpc.ssl_channel_credentials(ca.read_bytes())
+        channels = [grpc.aio.secure_channel(address, credentials) for _ in range(FLOOD_CHANNELS)]
+
+        async def dial(channel: grpc.aio.Channel) -> None:
+            while not stop.is_set():
+                fake = f"{secrets.token_hex(6)}.{secrets.token_urlsafe(32)}"
+                request = bot_pb2.ServeRequest(api_key=fake, bot="annr", game=GAME, agent="flood")
+                call = bot_pb2_grpc.RefereeStub(channel).Serve(request, timeout=30)
+                try:
+                    async for _ in call:
+                        pass
+                except grpc.aio.AioRpcError as exc:
+                    ended[exc.code().name] += 1
+
+        try:
+            await asyncio.gather(*(dial(channels[i % FLOOD_CHANNELS]) for i in range(FLOOD)))
+        finally:
+            for channel in channels:
+                await channel.close()
+
+    asyncio.run(flood())
+
+
+def test_a_genuine_remote_bot_is_admitted_during_a_flood_of_made_up_keys(
+    platform_env: PlatformEnv, remote_worker: tuple[str, Path], tmp_path: Path
+) -> None:
+    """docs/protocol.md, "Listeners": a flood of arrivals with made-up keys from another
+    address (127.0.0.2, through a proxy) neither fills the platform's queue nor delays
+    the answer to a genuine key dialling beside it."""
+    env = platform_env
+    address, ca = remote_worker
+    ann = env.user("ann")
+    env.wait_for(lambda: _listening(address), 120, "the worker's remote port")
+    elsewhere = ThreadProxy(address, source="127.0.0.2")
+    stop, ended = threading.Event(), Counter[str]()
+    flood = threading.Thread(target=_flood, args=(elsewhere.address, ca, stop, ended))
+    flood.start()
+    mine, said = None, ""
+    try:
+        env.wait_for(lambda: sum(ended.values()) >= FLOOD, 120, "the flood's first refusals")
+        mine = _run_remote(env, tmp_path, address, ca, ann, "annr")
+        env.wait_for(lambda: _version_id(env, "annr") is not None, 120, "the bot to be admitted")
+        version = _version_id(env, "annr")
+        assert version is not None
+        env.wait_for(lambda: version in env.store.remote_online([version]), 60, "it to be online")
+        assert mine.poll() is None, _stop(mine)
+        assert flood.is_alive(), "the flood went on all along"
+    finally:
+        stop.set()
+        flood.join(60)
+        elsewhere.close()
+        if mine is not None:
+            said = _stop(mine)
+    # the genuine bot was admitted at its first dial: it never had to dial again
+    assert "reconnecting" not in said, said
+    # every made-up key was refused: as unknown, or at once for its address's queue
+    assert set(ended) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, ended
+    assert ended["UNAUTHENTICATED"] > 0, ended

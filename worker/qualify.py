@@ -174,7 +174,7 @@ def qualify(
     box = sandbox.configure(settings.sandbox_mode())
     manifest = {"command": list(command), "runtime": runtime}
     versions = _Versions(version_id, archive, manifest)
-    referee = LocalReferee()
+    referee = LocalReferee(tcp_sessions=not box.on)  # unconfined bots dial its TCP port
     link = RefereeLink(referee.address, referee.secret, referee.socket)
     with tempfile.TemporaryDirectory(prefix="arena-qualify-") as root:
         pool = BotPool(versions, link, root=Path(root), sandbox=box)

@@ -65,9 +65,20 @@ class LocalReferee:
     worker is killed). ``host`` is the address it listens on: loopback unless the
     platform's processes run on other hosts. With ``--remote HOST:PORT`` (and
     ``--tls-cert``, ``--tls-key``) among ``extra_args`` it also takes remote bots on
-    that TLS port: :attr:`remote_port` is the port bound (0 without)."""
+    that TLS port: :attr:`remote_port` is the port bound (0 without).
 
-    def __init__(self, *, extra_args: Sequence[str] = (), host: str = "127.0.0.1") -> None:
+    Its hosted bots serve their sessions on its Unix socket (:attr:`socket`), which
+    only this user and the sandboxes it is bound into reach; its TCP port takes no
+    session keys unless ``tcp_sessions`` (for hosted bots that run unconfined, which
+    are given the TCP address: docs/sandbox.md)."""
+
+    def __init__(
+        self,
+        *,
+        extra_args: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        tcp_sessions: bool = False,
+    ) -> None:
         try:
             self.secret = platform_secret()
         except SecretError as exc:
@@ -82,6 +93,7 @@ class LocalReferee:
             [
                 *(sys.executable, "-m", "arena", "referee", "--port", "0", "--host", host),
                 *("--unix", self.socket, "--grace", "2", *extra_args),
+                *(("--tcp-sessions",) if tcp_sessions else ()),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

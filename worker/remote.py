@@ -10,16 +10,27 @@ a bot that drops and dials again resumes its matches. While a bot is connected i
 in ``remote_sessions`` is refreshed every :data:`REFRESH_S` seconds and its key checked
 again: it is *online* (ladders pair it, and only this host claims its matches); a
 revoked key, or a bot no longer its owner's, ends its session with the reason. A new
-remote version (``qualifying``) plays its qualification over its connection first."""
+remote version (``qualifying``) plays its qualification over its connection first.
+
+Arrivals are answered by :data:`ADMITTERS` threads at once, not one after another on
+the thread that watches: a key is checked by one hash and one look-up (a made-up one by
+the look-up alone), so a flood of made-up keys is answered quickly, and one arrival
+whose answer is slow (the store busy) holds up no other. An arrival still unanswered
+after the referee's :data:`~referee.service.ADMIT_S` is dropped unasked: the bot has
+been told to try again already.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from referee.service import ADMIT_S
 from worker import qualify
 from worker.referee_link import RefereeGone, RefereeLink
 from worker.store import BotVersion
@@ -34,6 +45,8 @@ log = logging.getLogger(__name__)
 REFRESH_S = REMOTE_ONLINE_S / 3
 #: What a remote seat's name carries in records, replays and standings.
 REMOTE_MARK = " (remote)"
+#: How many arrivals are being answered at once, at most.
+ADMITTERS = 4
 
 
 class Refused(Exception):
@@ -72,9 +85,11 @@ class RemoteDesk:
         self.admit = admit
         self._bots: dict[int, _Bot] = {}  # by version id
         self._lock = threading.Lock()
+        self._admitters = ThreadPoolExecutor(ADMITTERS, thread_name_prefix="remote-admit")
 
     def start(self) -> list[threading.Thread]:
-        """Take remote bots (a thread watching the referee) and keep them checked."""
+        """Take remote bots (a thread watching the referee, and :data:`ADMITTERS` that
+        answer arrivals) and keep them checked."""
         threads = [
             threading.Thread(target=self._watch, name="remote-watch", daemon=True),
             threading.Thread(target=self._refresh, name="remote-refresh", daemon=True),
@@ -99,7 +114,9 @@ class RemoteDesk:
                 for event in link.watch_remote():
                     kind = event.WhichOneof("kind")
                     if kind == "arrived":
-                        self._arrived(link, event.connection_id, event.arrived)
+                        self._admitters.submit(
+                            self._answer, link, event.connection_id, event.arrived, time.monotonic()
+                        )
                     elif kind == "left":
                         self._left(event.connection_id, event.left.session_id)
             except RefereeGone as exc:
@@ -110,6 +127,19 @@ class RemoteDesk:
             self._forget(link)
             if host.stopping.wait(0.5):
                 return
+
+    def _answer(self, link: RefereeLink, connection: str, arrival: Any, heard: float) -> None:
+        """Answer an arrival heard at ``heard`` (monotonic), unless the referee has given
+        up on it; a fault is logged (the bot is told to try again by the referee)."""
+        if self.host.stopping.is_set():
+            return
+        if time.monotonic() - heard > ADMIT_S:
+            log.warning("remote bot %r from %s: not answered in time", arrival.bot, arrival.peer)
+            return
+        try:
+            self._arrived(link, connection, arrival)
+        except Exception:
+            log.exception("remote bot %r from %s could not be answered", arrival.bot, arrival.peer)
 
     def _arrived(self, link: RefereeLink, connection: str, arrival: Any) -> None:
         try:
@@ -129,8 +159,17 @@ class RemoteDesk:
             bot.connection = connection
             qualify_now = version.qualification == "qualifying" and not bot.qualifying
             bot.qualifying = bot.qualifying or qualify_now
-        link.admit_remote(connection, bot.session_id)
+        # online before it is admitted: its departure, which may come as soon as it is,
+        # then finds it so (and sets it offline)
         self.host.store.set_remote_online(version.id, self.host.name, arrival.agent)
+        try:
+            link.admit_remote(connection, bot.session_id)
+        except RefereeGone as exc:
+            log.warning("remote bot %s could not be admitted: %s", version.label, exc)
+            self._left(connection, bot.session_id)
+            with self._lock:
+                bot.qualifying = bot.qualifying and not qualify_now
+            return
         log.info("remote bot %s connected from %s (%s)", version.label, arrival.peer, arrival.agent)
         if qualify_now:
             threading.Thread(

@@ -79,7 +79,7 @@ def _round(mode: str, matches: int, first_version: int) -> tuple[float, float]:
     from worker.referee_link import LocalReferee, RefereeLink
 
     box = sandbox.configure("on") if mode == "on" else sandbox.Sandbox("off")
-    referee = LocalReferee()
+    referee = LocalReferee(tcp_sessions=not box.on)  # unconfined bots dial its TCP port
     link = RefereeLink(referee.address, referee.secret, referee.socket)
     pool = BotPool(_Versions(), link, sandbox=box)
     try:

@@ -180,7 +180,7 @@ def _bench(
     scheduled = [ScheduledMatch(tuple(versions[i] for i in p.seats), p.seed) for p in pairings]
 
     # alone: one referee, bot processes of the same versions, the same matches
-    referee = LocalReferee()
+    referee = LocalReferee(tcp_sessions=True)  # the pool's bots run unconfined, over TCP
     link = RefereeLink(referee.address, referee.secret)
     pool = BotPool(store, link)
     threads = ThreadPoolExecutor(slots)

@@ -36,7 +36,14 @@ def register(sub: Any, bench_sub: Any) -> None:
         "--unix",
         metavar="PATH",
         default=None,
-        help="also listen on a Unix socket file (sandboxed bots reach their referee there)",
+        help="also listen on a Unix socket file for hosted bots (sandboxed bots reach their "
+        "referee there): session keys are then taken there only, not on the TCP port",
+    )
+    p.add_argument(
+        "--tcp-sessions",
+        action="store_true",
+        help="with --unix, take session keys on the TCP port too (hosted bots that run "
+        "unconfined, ARENA_SANDBOX=off, reach it there)",
     )
     p.add_argument(
         "--tls-cert",
@@ -221,6 +228,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
                 tls=tls,
                 remote=remote,
                 remote_ready=remote_ready,
+                tcp_sessions=args.tcp_sessions,
                 keep_bytes=int(args.keep_mb * 1024 * 1024),
                 keep_s=args.keep_minutes * 60,
                 max_waiting=args.max_waiting,
