@@ -410,6 +410,10 @@ class GameSpec:
     options_type: type[Any]
     factory: Callable[..., GameState]
     deck: Callable[[Any, int], list[Card]]
+    #: The most actions a match of these options and seats can take, bots' and the
+    #: referee's alike: the game's caps (C8) bound every hand, and the match's
+    #: wall-clock cap is made from it (``referee.walltime``).
+    most_actions: Callable[[Any, int], int]
     default_seats: int = 2
     #: Option sets the conformance suite plays (each at every seat count); small
     #: caps keep random playouts short, and each option of the game is switched on.

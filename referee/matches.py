@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from referee import settings
 from referee.clock import ClockRules
-from referee.runner import WRITE_S, Match
+from referee.runner import Match
 from referee.seats import MatchPhase, ProtocolError, Seat, SeatLink
 from referee.sessions import MAX_SESSIONS, Assignment, Session, Sessions
+from referee.walltime import WRITE_S
 
 #: Bytes of finished, unreleased matches' records the referee keeps for GetMatch; past
 #: it the oldest are forgotten.
@@ -70,8 +72,11 @@ class Referee:
         max_join_ms: int = MAX_JOIN_MS,
         max_sessions: int = MAX_SESSIONS,
         measure: bool = False,
+        max_match_s: float | None = None,
     ) -> None:
         self.default_clock = default_clock or ClockRules(join_ms=min(30_000, max_join_ms))
+        #: the longest any of its matches is played (``referee.walltime``), in seconds
+        self.max_match_s = settings.load().max_match_s if max_match_s is None else max_match_s
         self.keep_bytes = keep_bytes
         self.keep_s = keep_s
         self.max_waiting = max_waiting
@@ -153,6 +158,7 @@ class Referee:
             self.measure,
             seat_faults,
             deal,
+            self.max_match_s,
         )
         self.matches[match.id] = match
         for seat in match.seats:

@@ -12,6 +12,13 @@ of it with the default policy. A seat whose stream drops may rejoin with its
 token while its clock runs (the pending decision is sent again); one that is
 still away when its decision's time is up forfeits (disconnected).
 
+Every match also has a wall-clock cap (:mod:`referee.walltime`): the longest play its
+clock and game allow, at most the platform's ``ARENA_MAX_MATCH_S``. When it passes, no
+seat has time left: the decision pending then times out at once and its seat forfeits
+(``timeout``), and the referee plays the rest of the match with the default policy for
+every seat, the others without a fault of theirs; a match it cannot play out within
+:data:`~referee.walltime.PLAYOUT_S` more is aborted with the reason.
+
 Every write to a seat has a deadline (a decision's is the decision's own, kept by
 the match's :class:`~referee.watchdog.Watchdog`: the clock runs from before the
 write), so a seat that cannot be written to times out like a silent one and cannot
@@ -39,7 +46,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from referee import scenario, wire
+from referee import scenario, settings, wire
 from referee.clock import ClockRules
 from referee.engine import Action, GameState, Result
 from referee.games import get_game
@@ -64,15 +71,13 @@ from referee.seats import (
     pick_answer,
     worse,
 )
+from referee.walltime import PLAYOUT_S, WRITE_S, cap_s
 from referee.watchdog import Watchdog
 from referee.wire import answer_head
 from rummyarena.v1 import bot_pb2, common_pb2
 
 log = logging.getLogger(__name__)
 
-#: The deadline of a write that is not a decision (welcome, notice, end of match), in
-#: seconds: a seat that takes no bytes for this long is cut off.
-WRITE_S = 5.0
 #: Events kept before the runner drops those every seat has been sent.
 EVENTS_KEPT = 256
 
@@ -112,6 +117,7 @@ class Match:
         measure: bool = False,
         seat_faults: Sequence[str] = (),
         deal: Mapping[str, Any] | None = None,
+        max_match_s: float | None = None,
     ) -> None:
         spec = get_game(game)
         self.id = match_id
@@ -126,6 +132,16 @@ class Match:
             else spec.new_match(seed, seats=len(seat_names), options=options)
         )
         self.options = options_dict(self.state.options)
+        #: its wall-clock cap, in seconds; ``max_match_s`` (default: the platform's
+        #: ARENA_MAX_MATCH_S) is the most it may be
+        self.cap_s = cap_s(
+            game,
+            self.state.options,
+            len(seat_names),
+            clock,
+            settings.load().max_match_s if max_match_s is None else max_match_s,
+        )
+        self._overtime = False  # the cap has passed: the referee plays every seat
         self.seats = [
             Seat(i, name, secrets.token_urlsafe(24), SeatClock(clock))
             for i, name in enumerate(seat_names)
@@ -331,7 +347,19 @@ class Match:
 
     async def run(self) -> None:
         """Wait for the seats, play the match to its end, and make the record. A fault of
-        the referee's own aborts the match with the fault as its reason."""
+        the referee's own aborts the match with the fault as its reason. The match's time
+        is up at its cap (:meth:`_time_up`); one it cannot play out by
+        :data:`~referee.walltime.PLAYOUT_S` after is aborted."""
+        loop = asyncio.get_running_loop()
+        timers = (
+            loop.call_later(self.cap_s, self._time_up),
+            loop.call_later(
+                self.cap_s + PLAYOUT_S,
+                self.abort,
+                f"its time was up ({self.cap_s:g} s, its wall-clock cap) and the referee "
+                f"could not play the rest out within {PLAYOUT_S:g} s",
+            ),
+        )
         try:
             await self._wait_for_seats()
             await self._play()
@@ -341,7 +369,28 @@ class Match:
             if self._abort is None:
                 self._abort = f"referee fault: {self.error}"
         finally:
+            for timer in timers:
+                timer.cancel()
             await self._finish()
+
+    def _time_up(self) -> None:
+        """The match's wall-clock cap has passed: no seat has time left. Seats still to
+        join count as never joined; the decision pending times out now (its watchdog's
+        deadline moved to now: a write in flight is cut off), and its seat forfeits
+        (:meth:`_settle`); the referee plays every other move (:meth:`_next`)."""
+        if self.phase is MatchPhase.FINISHED or self._abort is not None:
+            return
+        log.warning(
+            "match %s: its time is up (%g s, its wall-clock cap): the referee plays the rest",
+            self.id,
+            self.cap_s,
+        )
+        self._overtime = True
+        self._all_joined.set()
+        pending = self._pending
+        if pending is not None and not pending[5].done():
+            loop = asyncio.get_running_loop()
+            self._watchdog.arm(loop, pending[5], loop.time())
 
     async def _wait_for_seats(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -427,8 +476,10 @@ class Match:
             seat, did, legal, texts, msg, fut = pending
             sent = self._sent = perf()
             # the clock covers delivery: the watchdog is armed before the write, which it
-            # interrupts if still in flight at the deadline (_send_decision)
-            watchdog.arm(loop, fut, loop_time() + seat.clock.allowance_s())
+            # interrupts if still in flight at the deadline (_send_decision); a decision
+            # made just before the match's time was up has none left
+            allowance = 0.0 if self._overtime else seat.clock.allowance_s()
+            watchdog.arm(loop, fut, loop_time() + allowance)
             if seat.link is not None:
                 await self._send_decision(seat, msg)
             # the answer, or the seat coming back if it is away
@@ -461,21 +512,24 @@ class Match:
         match is over; ``_PAUSE`` after many moves of the referee's own in a row.
 
         The referee's own moves: one that is no choice (C7: the only legal action; the
-        seat gets no decision for it), and every move of a seat that has forfeited."""
+        seat gets no decision for it), every move of a seat that has forfeited, and every
+        move once the match's time is up (the source ``timeout``)."""
         state = self.state
         seats = self.seats
         played = 0
+        overtime = self._overtime
         while (turn := state.to_act()) is not None:
             seat = seats[turn]
             legal = state.legal_actions()
-            if len(legal) < 2 or seat.forfeited:  # C7, or a forfeited seat: the default
+            if len(legal) < 2 or seat.forfeited or overtime:  # the referee's: the default
                 if not legal:  # an engine fault, not the seat's: abort, never ask it
                     raise RuntimeError(
                         f"seat {turn} is to act but {self.game} offers it no legal action"
                     )
-                self._apply(
-                    seat, default_action(legal), 0, "forced" if len(legal) == 1 else "forfeited"
+                source: ActionSource = (
+                    "forced" if len(legal) == 1 else "forfeited" if seat.forfeited else "timeout"
                 )
+                self._apply(seat, default_action(legal), 0, source)
                 played += 1
                 if played == 64:
                     return _PAUSE
@@ -542,6 +596,8 @@ class Match:
                     self._apply(seat, default_action(legal), think_us, "forfeited")
                     return
                 fault, problem = "timeout", f"no answer within {elapsed_ms:.0f} ms"
+                if self._overtime:
+                    problem += f", when the match's time was up ({self.cap_s:g} s, its cap)"
             case ReportedError(reported):
                 seat.clock.charge(elapsed_ms)
                 fault, problem = "crashed", f"the bot reported an error: {reported}"
@@ -551,7 +607,8 @@ class Match:
         seat.strikes += 1
         seat.status = worse(seat.status, fault)
         action = default_action(legal)
-        forfeits = seat.strikes > self.clock.strike_limit
+        # once the match's time is up a seat that timed out has no time to play on in
+        forfeits = seat.strikes > self.clock.strike_limit or (fault == "timeout" and self._overtime)
         if forfeits:
             seat.forfeited = True
         message = problem + (

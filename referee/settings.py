@@ -39,6 +39,11 @@ API_KEY = "ARENA_API_KEY"
 PLATFORM = "ARENA_PLATFORM"
 SUBMISSIONS_PER_HOUR = "ARENA_SUBMISSIONS_PER_HOUR"
 TOURNAMENTS_PER_HOUR = "ARENA_TOURNAMENTS_PER_HOUR"
+MAX_DECISION_MS = "ARENA_MAX_DECISION_MS"
+MAX_BANK_MS = "ARENA_MAX_BANK_MS"
+MAX_JOIN_MS = "ARENA_MAX_JOIN_MS"
+MAX_STRIKES = "ARENA_MAX_STRIKES"
+MAX_MATCH_S = "ARENA_MAX_MATCH_S"
 SANDBOX = "ARENA_SANDBOX"
 TLS = "ARENA_TLS"
 TLS_CA = "ARENA_TLS_CA"
@@ -59,6 +64,15 @@ DEFAULT_ELO_K = 24.0
 #: The writes a user (not an operator) may make per hour (docs/api.md, "Rate limits").
 DEFAULT_SUBMISSIONS_PER_HOUR = 60
 DEFAULT_TOURNAMENTS_PER_HOUR = 30
+#: The longest clock a user (not an operator) may give a tournament, gauntlet or duel
+#: (docs/tournaments.md, "How long a match may take"): a few times the clock's defaults
+#: (``referee.clock.ClockRules``: 1 s a decision, a 10 s bank, 3 strikes, 30 s to join).
+DEFAULT_MAX_DECISION_MS = 10_000
+DEFAULT_MAX_BANK_MS = 60_000
+DEFAULT_MAX_JOIN_MS = 120_000
+DEFAULT_MAX_STRIKES = 10
+#: The longest any match is played, whatever its clock and game allow (seconds).
+DEFAULT_MAX_MATCH_S = 1800.0
 #: The referee that `arena match` and `arena bot run` call when none is given (where
 #: `arena referee` listens by default).
 DEFAULT_REFEREE = "127.0.0.1:50051"
@@ -187,6 +201,34 @@ VARIABLES: tuple[Variable, ...] = (
         "tournaments, gauntlets and duels a user (not an operator) may create per hour",
     ),
     Variable(
+        MAX_DECISION_MS,
+        f"{DEFAULT_MAX_DECISION_MS}",
+        "the longest `decision_ms` a user (not an operator) may give a clock "
+        '(`tournaments.md`, "How long a match may take")',
+    ),
+    Variable(
+        MAX_BANK_MS,
+        f"{DEFAULT_MAX_BANK_MS}",
+        "the longest `bank_ms` a user (not an operator) may give a clock",
+    ),
+    Variable(
+        MAX_JOIN_MS,
+        f"{DEFAULT_MAX_JOIN_MS}",
+        "the longest `join_ms` a user (not an operator) may give a clock",
+    ),
+    Variable(
+        MAX_STRIKES,
+        f"{DEFAULT_MAX_STRIKES}",
+        "the highest `strike_limit` a user (not an operator) may give a clock",
+    ),
+    Variable(
+        MAX_MATCH_S,
+        f"{DEFAULT_MAX_MATCH_S:g}",
+        "the longest any match is played, in seconds: a match's wall-clock cap is the "
+        "longest play its clock and game allow, at most this; give workers and their "
+        'referees the same value (`tournaments.md`, "How long a match may take")',
+    ),
+    Variable(
         SANDBOX,
         "on",
         "`on`: a worker runs hosted bots confined (docs/sandbox.md), and refuses to start "
@@ -244,6 +286,11 @@ class Settings:
     platform: str | None
     submissions_per_hour: int
     tournaments_per_hour: int
+    max_decision_ms: int
+    max_bank_ms: int
+    max_join_ms: int
+    max_strikes: int
+    max_match_s: float
     sandbox: Literal["on", "off"]
     log_format: Literal["text", "json"]
 
@@ -298,6 +345,11 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         platform=text(PLATFORM),
         submissions_per_hour=_count(env, SUBMISSIONS_PER_HOUR, DEFAULT_SUBMISSIONS_PER_HOUR),
         tournaments_per_hour=_count(env, TOURNAMENTS_PER_HOUR, DEFAULT_TOURNAMENTS_PER_HOUR),
+        max_decision_ms=_count(env, MAX_DECISION_MS, DEFAULT_MAX_DECISION_MS),
+        max_bank_ms=_count(env, MAX_BANK_MS, DEFAULT_MAX_BANK_MS),
+        max_join_ms=_count(env, MAX_JOIN_MS, DEFAULT_MAX_JOIN_MS),
+        max_strikes=_count(env, MAX_STRIKES, DEFAULT_MAX_STRIKES),
+        max_match_s=_positive(env, MAX_MATCH_S, DEFAULT_MAX_MATCH_S),
         sandbox=_switch(env, SANDBOX),
         log_format=_log_format(env),
     )

@@ -197,6 +197,35 @@ def test_a_seed_is_chosen_by_an_operator_and_kept_secret_until_the_tournament_en
     assert shown["settings"]["seed"] == 5
 
 
+def test_a_users_clock_past_the_operators_bounds_is_refused_naming_them(
+    api: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/tournaments.md, "How long a match may take": a user's clock stays within
+    ARENA_MAX_DECISION_MS, _BANK_MS, _JOIN_MS and _STRIKES; an operator's may go past."""
+    monkeypatch.setenv("ARENA_MAX_DECISION_MS", "5000")
+    ann, ops = user(store, "ann"), user(store, "ops", operator=True)
+    api.post(f"{API}/bots/a1/versions", json=submission(), headers=ann)
+    api.post(f"{API}/bots/a2/versions", json=submission("minimal_bot.py"), headers=ann)
+    long = {"decision_ms": 3_600_000, "bank_ms": 3_600_000, "strike_limit": 1000}
+    body = {"game": GAME, "bots": ["a1", "a2"], "clock": long}
+    reply = refused(api.post(f"{API}/tournaments", json=body, headers=ann), 400, "invalid")
+    assert "clock decision_ms 3600000 is more than a user may give" in reply["message"]
+    assert (
+        "at most decision_ms 5000, bank_ms 60000, strike_limit 10, join_ms 120000"
+        in (reply["message"])
+    )
+    assert "ARENA_MAX_DECISION_MS" in reply["message"]
+    duel = {"a": "a1", "b": "a2", "game": GAME, "clock": {"strike_limit": 11}}
+    reply = refused(api.post(f"{API}/duels", json=duel, headers=ann), 400, "invalid")
+    assert "clock strike_limit 11 is more than a user may give" in reply["message"]
+    assert store.list_tournaments() == []
+    within = {**body, "clock": {"decision_ms": 5000, "strike_limit": 10}}
+    assert api.post(f"{API}/tournaments", json=within, headers=ann).status_code == 201
+    made = api.post(f"{API}/tournaments", json=body, headers=ops)
+    assert made.status_code == 201, made.text  # an operator goes past them
+    assert store.tournament(made.json()["tournament"]).options["clock"] == long
+
+
 def test_users_are_an_operators_and_keys_their_users_own(api: TestClient, store: Store) -> None:
     ann, bob = user(store, "ann"), user(store, "bob")
     ops = user(store, "ops", operator=True)

@@ -2,11 +2,11 @@
 
 For every game, at every seat count and option variant the game declares
 (``GameSpec.test_variants``): random playouts never stall, never raise and end
-within the caps; no legal action leaves the seat to act without one (C7); the
-same seed and actions give the same record; every seat's view shows only cards
-the seat may know, by a model built from the deal, its own draws and the public
-events (the hidden-information test, C9); results are consistent; every action's
-text round-trips.
+within the caps and the game's ``most_actions``; no legal action leaves the seat
+to act without one (C7); the same seed and actions give the same record; every
+seat's view shows only cards the seat may know, by a model built from the deal,
+its own draws and the public events (the hidden-information test, C9); results
+are consistent; every action's text round-trips.
 """
 
 from __future__ import annotations
@@ -71,13 +71,16 @@ def check_result(spec: GameSpec, state: GameState, options: dict[str, Any]) -> R
 
 @pytest.mark.parametrize("game", game_names())
 def test_random_playouts_end_within_caps(game: str) -> None:
-    """1,000 seeded random playouts per game never stall, never raise, end within caps."""
+    """1,000 seeded random playouts per game never stall, never raise, end within caps,
+    and take no more actions than the game's ``most_actions`` (the match's wall-clock
+    cap is made from it)."""
     spec = get_game(game)
     runs = combos(spec)
     for i in range(PLAYOUTS_PER_GAME):
         seats, options = runs[i % len(runs)]
         state = spec.new_match(i, seats=seats, options=options)
-        for _ in random_playout(state, random.Random(i)):
+        most = spec.most_actions(spec.options(options), seats)
+        for _ in random_playout(state, random.Random(i), limit=most + 1):
             pass
         check_result(spec, state, options)
 

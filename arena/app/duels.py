@@ -83,7 +83,7 @@ def create(
     if not spec.min_seats <= seats <= spec.max_seats:
         raise Invalid(f"seats: {game} is played by {spec.min_seats}–{spec.max_seats}, not {seats}")
     options = check_options(game, options or {})
-    clock = check_clock(clock or {})
+    clock = check_clock(clock or {}, actor)
     seed_given = seed
     seed = seed if seed is not None else int.from_bytes(os.urandom(7), "big")
     if not 0 <= seed < 1 << 63:

@@ -13,6 +13,7 @@ from arena.app import limits
 from arena.app.actors import Action, Actor, require
 from arena.app.bots import check_entry, check_playable
 from arena.app.errors import Invalid, NotFound
+from referee import settings
 from referee.clock import ClockRules
 from referee.engine import EngineError
 from referee.games import get_game
@@ -40,9 +41,31 @@ class Created:
     game: str
 
 
-def check_clock(clock: Mapping[str, int]) -> dict[str, int]:
-    """``clock`` if it is a valid clock (keys of :data:`CLOCK_KEYS`, values in range);
-    :class:`Invalid` naming what is wrong."""
+def clock_bounds() -> dict[str, int]:
+    """The most a user (not an operator) may give each clock setting: the operator's
+    ``ARENA_MAX_*`` (docs/tournaments.md, "How long a match may take")."""
+    limits = settings.load()
+    return {
+        "decision_ms": limits.max_decision_ms,
+        "bank_ms": limits.max_bank_ms,
+        "strike_limit": limits.max_strikes,
+        "join_ms": limits.max_join_ms,
+    }
+
+
+#: The variable that sets each clock setting's bound.
+BOUND_VARIABLES = {
+    "decision_ms": settings.MAX_DECISION_MS,
+    "bank_ms": settings.MAX_BANK_MS,
+    "strike_limit": settings.MAX_STRIKES,
+    "join_ms": settings.MAX_JOIN_MS,
+}
+
+
+def check_clock(clock: Mapping[str, int], actor: Actor | None = None) -> dict[str, int]:
+    """``clock`` if it is a valid clock (keys of :data:`CLOCK_KEYS`, values in range)
+    and, for ``actor`` when it is a user rather than an operator, within the operator's
+    bounds (:func:`clock_bounds`); :class:`Invalid` naming what is wrong, and the bounds."""
     unknown = sorted(set(clock) - set(CLOCK_KEYS))
     if unknown:
         raise Invalid(
@@ -52,6 +75,15 @@ def check_clock(clock: Mapping[str, int]) -> dict[str, int]:
         ClockRules(**clock)
     except (TypeError, ValueError) as exc:  # "clock decision_ms must be 0..3600000 ms, …"
         raise Invalid(str(exc)) from None
+    if actor is not None and not actor.is_operator:
+        bounds = clock_bounds()
+        over = [key for key in CLOCK_KEYS if clock.get(key, 0) > bounds[key]]
+        if over:
+            named = ", ".join(f"{key} {bounds[key]}" for key in CLOCK_KEYS)
+            raise Invalid(
+                f"clock {over[0]} {clock[over[0]]} is more than a user may give (at most "
+                f"{named}; the operator sets them, {BOUND_VARIABLES[over[0]]} for this one)"
+            )
     return dict(clock)
 
 
@@ -136,7 +168,7 @@ def create(
     if games < 1:
         raise Invalid(f"games: each pairing plays at least once, not {games}")
     options = check_options(game, options or {})
-    clock = check_clock(clock or {})
+    clock = check_clock(clock or {}, actor)
     if name is not None and not (0 < len(name) <= 200 and name.isprintable()):
         raise Invalid("name: a tournament's name is 1–200 printable characters")
     spec = get_game(game)

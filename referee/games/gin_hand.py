@@ -179,6 +179,12 @@ class GinMatchOptions:
         """The options that govern a single hand."""
         return GinRules(self.knock_limit, self.gin_bonus, self.undercut_bonus, self.max_turns)
 
+    def most_hand_actions(self) -> int:
+        """The most actions one hand can take: the upcard passed by both (G3), then at
+        most ``max_turns + 1`` turns of a draw and a discard or knock each (the turn cap,
+        G10), and the knocker's arrangement (G6)."""
+        return 2 + 2 * (self.max_turns + 1) + 1
+
 
 @dataclass(frozen=True, slots=True)
 class GinRules:

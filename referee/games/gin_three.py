@@ -336,6 +336,9 @@ SPEC = GameSpec(
     options_type=GinThreeOptions,
     factory=GinThree,
     deck=lambda options, seats: make_deck(),
+    # the hand cap (T6) over hands of at most most_hand_actions each, every one of the
+    # captain's preceded by the sitter's advice (T3)
+    most_actions=lambda options, seats: options.max_hands * 2 * options.most_hand_actions(),
     test_variants=(
         {"max_hands": 4},
         {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},

@@ -309,6 +309,8 @@ SPEC = GameSpec(
     options_type=HollywoodOptions,
     factory=HollywoodGin,
     deck=lambda options, seats: make_deck(),
+    # the hand cap (H4) over hands of at most most_hand_actions each
+    most_actions=lambda options, seats: options.max_hands * options.most_hand_actions(),
     test_variants=(
         {"max_hands": 4},
         {"max_hands": 4, "knock_limit": 0, "gin_bonus": 20, "undercut_bonus": 25},

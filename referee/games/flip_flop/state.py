@@ -656,6 +656,16 @@ class FlipFlop(GameState):
         )
 
 
+def most_actions(options: FlipFlopOptions, seats: int) -> int:
+    """The most actions a match can take: ``max_rounds`` rounds (F14), each of every
+    player asked about 49 and 50 (F5), then at most ``max_turns + 1`` turns (F11) of a
+    draw or drop, a tunk out and a discard (F7, F9, F10), and at most one spread or
+    lay-off per card of the deck over the round: each takes cards from a hand to the
+    table for good."""
+    per_round = seats + 3 * (options.max_turns + 1) + len(make_deck())
+    return options.max_rounds * per_round
+
+
 SPEC = GameSpec(
     name="flip-flop",
     title="Game Flip Flop",
@@ -664,6 +674,7 @@ SPEC = GameSpec(
     options_type=FlipFlopOptions,
     factory=FlipFlop,
     deck=lambda options, seats: make_deck(),
+    most_actions=most_actions,
     default_seats=4,
     test_variants=(
         {"max_rounds": 3},

@@ -103,6 +103,15 @@ def deck_for(options: Rummy500Options, seats: int) -> list[Card]:
     return make_deck(2 if seats >= 5 else 1, 2 if options.jokers else 0)
 
 
+def most_actions(options: Rummy500Options, seats: int) -> int:
+    """The most actions a match can take: ``max_hands`` hands (R9), each of at most
+    ``max_turns`` turns (R7) of the others asked about rummy (R6), a draw and a discard
+    (R4), the stock declined once (R7), and at most one meld or lay-off per card of the
+    deal over the hand: each takes cards from a hand to the table for good."""
+    per_hand = options.max_turns * (seats - 1 + 2) + 1 + len(deck_for(options, seats))
+    return options.max_hands * per_hand
+
+
 def _table_meld(number: int, slots: Sequence[tuple[int, int, int]]) -> TableMeld:
     """Table meld ``number`` holding ``slots`` (card stood for, card there, seat), in
     table order. Made of its first three cards with the others laid off above them, so
@@ -705,6 +714,7 @@ SPEC = GameSpec(
     options_type=Rummy500Options,
     factory=Rummy500,
     deck=deck_for,
+    most_actions=most_actions,
     default_seats=4,
     test_variants=(
         {"max_hands": 2},
