@@ -2,7 +2,8 @@
 own referee process, its bot pool) and how it plays a match it has claimed
 (docs/architecture.md, decisions 6 and 12).
 
-Playing a claimed match: its seats' bot versions get their pool processes' sessions; the
+Playing a claimed match: its seats' bot versions get their pool processes' sessions (of
+processes that have seen no other match of its duplicate deal, if it is of one); the
 match is created on the referee under an id of this attempt (``m<id>a<attempt>``), so a
 match played again after its worker vanished is a new referee match from the start; the
 lease is renewed while it runs (:mod:`worker.leases`, one thread for all of them); the
@@ -44,7 +45,7 @@ from referee import settings
 from referee.clock import ClockRules
 from worker import duel, logs, metrics, notices, sandbox
 from worker.leases import Leases
-from worker.pool import BotPool, BotStartError
+from worker.pool import BotPool, BotStartError, Deal
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
 from worker.remote import Admit, RemoteDesk
 from worker.store import FinishedMatch, InvalidResult, Match, MatchState, Store
@@ -212,7 +213,7 @@ class Host:
                 "health": self._referee_health(health_timeout_s),
             },
             "sandbox": {"on": self.pool.sandbox.on, "describe": self.pool.sandbox.describe()},
-            "bots_running": len(self.pool.processes),
+            "bots_running": len(self.pool.pids()),
             "remote": self.remote is not None,
         }
 
@@ -352,19 +353,22 @@ class Host:
         if not self._labels.keys() >= set(match.seats):
             self._labels.update(self.store.labels(match.seats))
         labels = [self._labels.get(v, f"version {v}") for v in match.seats]
+        deal = Deal.of(match.tournament_id, match.duplicate_set)
         sessions, faults = [], []
         for seat, v in enumerate(match.seats):
             try:
                 if self._is_remote(v):  # its label says so already (Store.labels)
                     sessions.append(self._remote_session(v))
                 else:
-                    sessions.append(self.pool.session(v))
+                    sessions.append(self.pool.session(v, deal))
                 faults.append("")
             except BotStartError as exc:  # the bot's own fault: its seat forfeits
                 log.warning("match %d: %s", match.id, exc, extra={"seat": seat})
                 sessions.append("")
                 faults.append(str(exc))
-        marks = [self.pool.log_mark(v) for v in match.seats]
+        marks = [
+            self.pool.log_mark(v, session) for v, session in zip(match.seats, sessions, strict=True)
+        ]
         referee_id = referee_match_id(match.id, match.attempts, holder)
         link = self.link  # the referee of this play, even if it is replaced meanwhile
         link.create_match(
@@ -382,7 +386,7 @@ class Host:
             for seat, (label, fault) in enumerate(zip(labels, faults, strict=True))
             if fault
         )
-        return _Live(link, referee_id, time.monotonic(), note or None, marks)
+        return _Live(link, referee_id, time.monotonic(), note or None, sessions, marks)
 
     def _is_remote(self, version_id: int) -> bool:
         if version_id not in self._remote_versions:
@@ -413,7 +417,7 @@ class Host:
         finished = FinishedMatch(
             record=reply.record_data,
             duration_ms=round((time.monotonic() - live.began) * 1000),
-            note=self._note(match, live.note),
+            note=self._note(match, live),
         )
         try:
             began = time.perf_counter()
@@ -429,15 +433,15 @@ class Host:
         if done:
             metrics.finished(match.game, reply.record_data, (finished.duration_ms or 0) / 1e3)
             self._keep_logs(match, live)
-            self._keep_limits(match)
+            self._keep_limits(match, live)
         return "done" if done else "lost"
 
-    def _keep_limits(self, match: Match) -> None:
+    def _keep_limits(self, match: Match, live: _Live) -> None:
         """Note, beside their status, the seats whose bot a limit of the sandbox stopped."""
         limits = {
             seat: limit
-            for seat, version in enumerate(match.seats)
-            if (limit := self.pool.stopped_by(version)) is not None
+            for seat, (version, session) in enumerate(zip(match.seats, live.sessions, strict=True))
+            if (limit := self.pool.stopped_by(version, session)) is not None
         }
         try:
             self.store.mark_stopped_by(match.id, limits)
@@ -448,21 +452,23 @@ class Host:
         """Keep what each seat's bot wrote while the match was played (its owner's to
         read); a log that cannot be kept is only a log."""
         logs = {
-            seat: self.pool.log_since(version, mark)
-            for seat, (version, mark) in enumerate(zip(match.seats, live.marks, strict=True))
+            seat: self.pool.log_since(version, mark, session)
+            for seat, (version, session, mark) in enumerate(
+                zip(match.seats, live.sessions, live.marks, strict=True)
+            )
         }
         try:
             self.store.keep_match_logs(match.id, {s: t for s, t in logs.items() if t})
         except Exception:
             log.exception("match %d: its bots' logs could not be kept", match.id)
 
-    def _note(self, match: Match, note: str | None) -> str | None:
+    def _note(self, match: Match, live: _Live) -> str | None:
         """What the platform notes of a finished match's seats: those that could not
-        start (``note``), and for each seat whose bot process is gone by the end (it
+        start (``live.note``), and for each seat whose bot process is gone by the end (it
         never joined, or dropped out), its exit code and last log line."""
-        notes = [note] if note else []
-        for seat, version in enumerate(match.seats):
-            why = self.pool.exit_note(version)
+        notes = [live.note] if live.note else []
+        for seat, (version, session) in enumerate(zip(match.seats, live.sessions, strict=True)):
+            why = self.pool.exit_note(version, session)
             if why is not None:
                 notes.append(f"seat {seat} ({self._labels.get(version, version)}): {why}")
         return "; ".join(notes) or None
@@ -509,12 +515,14 @@ def sweep(
 @dataclass(frozen=True, slots=True)
 class _Live:
     """A match created on a referee: that referee, its id there, when it began
-    (monotonic), and what the platform noted of its seats."""
+    (monotonic), what the platform noted of its seats, and each seat's session ("": it
+    forfeited before the deal)."""
 
     link: RefereeLink
     referee_id: str
     began: float
     note: str | None
+    sessions: list[str]
     marks: list[int | None]  # where each seat's bot output stood when it began
 
 

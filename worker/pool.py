@@ -3,6 +3,13 @@ started the first time a match needs it, reused for every later match (it serves
 through its session with the referee, several at once), started again when it has died,
 and stopped when idle for :data:`IDLE_S` or when the worker stops.
 
+The one exception is a duplicate deal (decision 8), whose matches play the same cards:
+a process given one match of a :class:`Deal` is never given another, so a bot cannot
+carry what it saw of the cards into the deal's other rotations. Such a match goes to the
+version's first process not yet given one of its deal, or to a new one; each process
+stays for later matches of other deals, so a deal of K rotations keeps K processes of a
+version busy, not one per match.
+
 A process runs in a folder of its own where its version's archive is unpacked, with the
 command of its manifest (``python`` there is this worker's interpreter), confined by the
 host's sandbox (:mod:`worker.sandbox`: its own namespaces, uid, cgroup and limits) and
@@ -49,6 +56,20 @@ FOLDER_PREFIX = "arena-bots-"
 LOG_TAIL = 64 * 1024
 #: How much of what a bot wrote during a match is kept with the match (the newest bytes).
 MATCH_LOG = 16 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A duplicate deal: the matches of a tournament that share a ``duplicate_set`` (and
+    so a seed: the same cards, the seats rotated)."""
+
+    tournament_id: int | None
+    duplicate_set: int
+
+    @staticmethod
+    def of(tournament_id: int | None, duplicate_set: int | None) -> Deal | None:
+        """The deal of a match of ``tournament_id`` and ``duplicate_set`` (None: of none)."""
+        return None if duplicate_set is None else Deal(tournament_id, duplicate_set)
 
 
 class BotStartError(RuntimeError):
@@ -204,6 +225,8 @@ class BotProcess:
     group: cgroups.Group | None = None
     last_used: float = field(default_factory=time.monotonic)
     death_counted: bool = False  # its exit on its own is in the metrics
+    #: The duplicate deals it has been given a match of: it is given no other of theirs.
+    deals: set[Deal] = field(default_factory=set)
 
     @property
     def alive(self) -> bool:
@@ -212,7 +235,8 @@ class BotProcess:
 
 
 class BotPool:
-    """The bot processes of one worker host, by bot version. Thread-safe."""
+    """The bot processes of one worker host, by bot version: its first process (number
+    0), and for duplicate deals as many more as a deal needs. Thread-safe."""
 
     def __init__(
         self,
@@ -231,37 +255,62 @@ class BotPool:
             remove_orphaned_groups(self.sandbox.cgroup_root)
         self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
         self.idle_s = idle_s
-        self.processes: dict[int, BotProcess] = {}
+        self._bots: dict[tuple[int, int], BotProcess] = {}  # by (version, number)
         self.starts = 0  # processes started, ever (the bench reports it)
         self._lock = threading.Lock()
         self._deaths = threading.Lock()
         self._closed = False
 
-    def session(self, version_id: int) -> str:
-        """The session id of ``version_id``'s process: the running one, else a new one
-        (the previous one died, or there was none)."""
+    @property
+    def processes(self) -> dict[int, BotProcess]:
+        """Each version's first process, by version: the one every match outside a
+        duplicate deal is given."""
+        with self._lock:
+            return {v: bot for (v, number), bot in self._bots.items() if number == 0}
+
+    def session(self, version_id: int, deal: Deal | None = None) -> str:
+        """The session id of a process of ``version_id`` for a match of ``deal`` (None:
+        of no duplicate deal): its first process not yet given a match of ``deal``, else
+        a new one; a process that died is started again in its place."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the bot pool is stopped")
-            bot = self.processes.get(version_id)
-            if bot is not None and not bot.alive:
-                log.warning(
-                    "bot %s exited (code %s); starting it again",
-                    bot.label,
-                    bot.process.returncode,
-                )
-                self._stop(bot)
-                bot = None
+            number = 0
+            while True:
+                bot = self._bots.get((version_id, number))
+                if bot is not None and not bot.alive:
+                    log.warning(
+                        "bot %s exited (code %s); starting it again",
+                        bot.label,
+                        bot.process.returncode,
+                    )
+                    self._stop(bot)
+                    bot = None
+                if bot is None or deal is None or deal not in bot.deals:
+                    break
+                number += 1  # it has seen this deal's cards
             if bot is None:
-                bot = self.processes[version_id] = self.launch(version_id)
+                bot = self._bots[version_id, number] = self.launch(version_id)
+            if deal is not None:
+                bot.deals.add(deal)
             bot.last_used = time.monotonic()
             return bot.session_id
 
-    def exit_note(self, version_id: int) -> str | None:
-        """Why ``version_id``'s process is gone, when it is: its exit code and the last
-        line of its log (what a seat that never joined or dropped out left behind)."""
+    def _given(self, version_id: int, session: str | None) -> BotProcess | None:
+        """The process of ``version_id`` that holds ``session`` (None: its first)."""
+        if session is None:
+            return self._bots.get((version_id, 0))
+        for (v, _), bot in self._bots.items():
+            if v == version_id and bot.session_id == session:
+                return bot
+        return None
+
+    def exit_note(self, version_id: int, session: str | None = None) -> str | None:
+        """Why ``version_id``'s process (the one of ``session``, else its first) is gone,
+        when it is: its exit code and the last line of its log (what a seat that never
+        joined or dropped out left behind)."""
         with self._lock:
-            bot = self.processes.get(version_id)
+            bot = self._given(version_id, session)
             if bot is None or bot.alive:
                 return None
             code = bot.process.returncode
@@ -274,11 +323,12 @@ class BotPool:
             return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
         return f"its bot process exited with code {code}{said}"
 
-    def stopped_by(self, version_id: int) -> str | None:
-        """Which limit of the sandbox stopped ``version_id``'s process, if it is gone and
-        one did: ``memory``, ``processes``, ``cpu`` (its CPU time) or ``file size``."""
+    def stopped_by(self, version_id: int, session: str | None = None) -> str | None:
+        """Which limit of the sandbox stopped ``version_id``'s process (the one of
+        ``session``, else its first), if it is gone and one did: ``memory``,
+        ``processes``, ``cpu`` (its CPU time) or ``file size``."""
         with self._lock:
-            bot = self.processes.get(version_id)
+            bot = self._given(version_id, session)
             return None if bot is None or bot.alive else self._stopped_by(bot)
 
     def _count_death(self, bot: BotProcess) -> None:
@@ -306,17 +356,18 @@ class BotPool:
             return f"file size limit ({limits.file_mb} MiB)"
         return f"process limit ({limits.processes} processes and threads)"
 
-    def log_mark(self, version_id: int) -> int | None:
-        """Where ``version_id``'s output stands now (None: no process of it here)."""
+    def log_mark(self, version_id: int, session: str | None = None) -> int | None:
+        """Where the output of ``version_id``'s process (the one of ``session``, else its
+        first) stands now (None: no such process here)."""
         with self._lock:
-            bot = self.processes.get(version_id)
+            bot = self._given(version_id, session)
         return None if bot is None else bot.log.written
 
-    def log_since(self, version_id: int, mark: int | None) -> str:
-        """What ``version_id``'s process wrote after ``mark``: its newest
-        :data:`MATCH_LOG` bytes."""
+    def log_since(self, version_id: int, mark: int | None, session: str | None = None) -> str:
+        """What ``version_id``'s process (the one of ``session``, else its first) wrote
+        after ``mark``: its newest :data:`MATCH_LOG` bytes."""
         with self._lock:
-            bot = self.processes.get(version_id)
+            bot = self._given(version_id, session)
         if bot is None or mark is None:
             return ""
         if not bot.alive:
@@ -324,10 +375,10 @@ class BotPool:
         return bot.log.since(mark, MATCH_LOG)
 
     def log_tail(self, version_id: int) -> str | None:
-        """The newest output of ``version_id``'s process (its standard error and output),
-        or None if it has none here."""
+        """The newest output of ``version_id``'s first process (its standard error and
+        output), or None if it has none here."""
         with self._lock:
-            bot = self.processes.get(version_id)
+            bot = self._bots.get((version_id, 0))
         return None if bot is None else bot.log.text()
 
     def launch(self, version_id: int) -> BotProcess:
@@ -413,7 +464,7 @@ class BotPool:
         """Use a new referee (the old one died and was started again): the processes
         of the old one's sessions are stopped; the next match starts them anew."""
         with self._lock:
-            bots, self.processes = list(self.processes.values()), {}
+            bots, self._bots = list(self._bots.values()), {}
             self.referee = referee
         for bot in bots:
             self._count_death(bot)
@@ -427,12 +478,14 @@ class BotPool:
         ones; returns how many were stopped."""
         now = time.monotonic()
         with self._lock:
-            idle = [
-                b for b in self.processes.values() if not b.alive or now - b.last_used > self.idle_s
-            ]
-            for bot in idle:
-                del self.processes[bot.version_id]
-        for bot in idle:
+            idle = {
+                key: b
+                for key, b in self._bots.items()
+                if not b.alive or now - b.last_used > self.idle_s
+            }
+            for key in idle:
+                del self._bots[key]
+        for bot in idle.values():
             self._stop(bot)
         return len(idle)
 
@@ -440,7 +493,7 @@ class BotPool:
         """Stop every process and remove their folders."""
         with self._lock:
             self._closed = True
-            bots, self.processes = list(self.processes.values()), {}
+            bots, self._bots = list(self._bots.values()), {}
         for bot in bots:
             self._stop(bot)
         shutil.rmtree(self.root, ignore_errors=True)
@@ -448,7 +501,7 @@ class BotPool:
     def pids(self) -> list[int]:
         """The process ids of the running bot processes."""
         with self._lock:
-            return [b.process.pid for b in self.processes.values() if b.alive]
+            return [b.process.pid for b in self._bots.values() if b.alive]
 
     def _stop(self, bot: BotProcess) -> None:
         self._count_death(bot)  # before its cgroup, which says which limit, is removed
