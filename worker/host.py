@@ -41,7 +41,7 @@ import psycopg
 import psycopg_pool
 import redis
 
-from referee import settings
+from referee import settings, walltime
 from referee.clock import ClockRules
 from worker import duel, logs, metrics, notices, sandbox
 from worker.leases import Leases
@@ -59,8 +59,6 @@ LEASE_ENV = settings.LEASE_S
 LEASE_S = settings.DEFAULT_LEASE_S
 #: How long a bot process may take to start and join its first match (milliseconds).
 JOIN_MS = 30_000
-#: The longest a match may run before the worker gives up on it (seconds).
-MATCH_S = 600.0
 #: The waits before each try to start the referee again after it died (seconds); after
 #: the last one fails the worker stops.
 RESTART_WAITS_S = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -102,6 +100,9 @@ class Host:
     pool: BotPool
     redis: redis.Redis
     lease_s: float = field(default_factory=lambda: settings.load().lease_s)
+    #: the longest any match is played (ARENA_MAX_MATCH_S; its referee's too, which
+    #: inherits this process's environment)
+    max_match_s: float = field(default_factory=lambda: settings.load().max_match_s)
     stopping: threading.Event = field(default_factory=threading.Event)
     #: Set while the referee answers; cleared from its death until a new one is up.
     ready: threading.Event = field(default_factory=threading.Event)
@@ -163,7 +164,11 @@ class Host:
             if self.stopping.wait(wait):
                 return False
             try:
-                referee = LocalReferee(extra_args=self.referee_args, host=self.referee_host)
+                referee = LocalReferee(
+                    extra_args=self.referee_args,
+                    host=self.referee_host,
+                    tcp_sessions=not self.pool.sandbox.on,
+                )
             except (RefereeGone, OSError) as exc:
                 problem = str(exc)
                 log.error("the referee did not start again: %s", problem)
@@ -413,7 +418,10 @@ class Host:
             notices.set_live(self.store, match.id, holder, link.address, referee_id)
         # the referee forgets the match as it answers: this worker holds the record now,
         # and commits it or plays the match again
-        reply = link.wait(referee_id, MATCH_S, release=True)
+        # the referee ends it at its wall-clock cap: no slot is held for longer
+        clock = self._clock(match.tournament_id)
+        cap = walltime.cap_s(match.game, match.options, len(match.seats), clock, self.max_match_s)
+        reply = link.wait(referee_id, cap + walltime.FINISH_S, release=True)
         finished = FinishedMatch(
             record=reply.record_data,
             duration_ms=round((time.monotonic() - live.began) * 1000),
@@ -560,7 +568,8 @@ def start_host(
         log.info("the sandbox of hosted bots is %s", box.describe())
     else:
         log.warning("THE SANDBOX IS %s", box.describe())
-    referee = LocalReferee(extra_args=remote, host=referee_host)
+    # unconfined bots are given the referee's TCP address, and serve their sessions there
+    referee = LocalReferee(extra_args=remote, host=referee_host, tcp_sessions=not box.on)
     try:
         link = RefereeLink(referee.address, referee.secret, referee.socket)
         pool = BotPool(store, link, sandbox=box)
