@@ -316,3 +316,35 @@ def test_a_new_pool_removes_the_cgroups_of_workers_that_are_gone(
     assert dead not in names and alive in names
     groups.remove(alive)
     assert alive not in set(groups.names())
+
+
+NAMESPACES = """
+    import ctypes, json, os, subprocess, time
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = {}
+    for name, flag in (("user", 0x10000000), ("mount", 0x00020000), ("net", 0x40000000)):
+        done = libc.unshare(flag)
+        found[name] = "made" if done == 0 else os.strerror(ctypes.get_errno())
+    tried = subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True)
+    found["unshare_program"] = [tried.returncode, tried.stderr.decode()[-200:]]
+    print(json.dumps(found), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_bot_makes_no_namespace_of_its_own(pool: tuple[BotPool, Versions]) -> None:
+    """docs/sandbox.md, "The kernel": no user namespace (nor any other) inside the
+    sandbox. Judged from outside: every process of the bot is in the namespaces the
+    sandbox made."""
+    bots, versions = pool
+    version = versions.add(NAMESPACES)
+    bots.session(version)
+    found = report_of(bots, version)  # it has tried everything
+    (sandbox_pid,) = bots.pids()
+    inside = psutil.Process(sandbox_pid).children(recursive=True)
+    assert inside, "the bot's processes"
+    for kind in ("user", "mnt", "net"):
+        spaces = {os.readlink(f"/proc/{p.pid}/ns/{kind}") for p in inside}
+        assert len(spaces) == 1, (kind, spaces, found)
+    assert found["unshare_program"][0] != 0, found

@@ -37,7 +37,7 @@ from typing import Protocol
 
 import psutil
 
-from worker import archive, cgroups, metrics
+from worker import archive, cgroups, metrics, syscalls
 from worker.archive import ArchiveError
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
@@ -414,7 +414,8 @@ class BotPool:
         sandboxed = self.sandbox.on
         env = bot_environment(key, label, sandboxed=sandboxed, address=self.referee.address)
         group = None
-        argv, run_env = command, env
+        argv = command
+        syscalls_fd: int | None = None
         if sandboxed:
             if self.referee.socket is None:
                 self.referee.close_session(session_id)
@@ -427,20 +428,21 @@ class BotPool:
                     memory_mb=limits.memory_mb,
                     processes=limits.processes,
                 )
+            syscalls_fd = syscalls.program_fd()
             argv = self.sandbox.command(
                 command,
                 folder,
                 self.referee.socket,
-                env,
                 uid=self.sandbox.uid_of(version_id),
+                syscalls_fd=syscalls_fd,
                 cgroup=group,
             )
-            run_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # to find prlimit
         try:
             process = subprocess.Popen(
                 argv,
                 cwd=folder,
-                env=run_env,
+                env=env,  # the session key among it: never on a command line
+                pass_fds=() if syscalls_fd is None else (syscalls_fd,),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -455,6 +457,9 @@ class BotPool:
                 f"bot {label}'s command {command[0]!r} could not start: "
                 f"{exc.strerror or type(exc).__name__}"
             ) from None
+        finally:
+            if syscalls_fd is not None:
+                os.close(syscalls_fd)  # bubblewrap has its own copy
         tail = LogTail(process.stdout)  # type: ignore[arg-type]
         log.info("started bot %s (pid %d)", label, process.pid)
         metrics.BOT_STARTS.inc()

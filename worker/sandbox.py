@@ -13,11 +13,14 @@ package, or the system's), in namespaces of its own:
 - **processes**: its own PID namespace (``/proc`` shows its own processes only), a
   user of its own with no capabilities (an unprivileged uid when the worker runs as
   root; the worker's own, in a user namespace, otherwise), and no new privileges;
+- **the kernel**: a system-call filter (:mod:`worker.syscalls`): no new namespace (no
+  user namespace above all), no mounts, modules, keys, BPF or tracing;
 - **limits**: memory and processes by cgroup (:mod:`worker.cgroups`, v1 or v2), CPU
   time, open files and file size by rlimit (``prlimit``);
 - **killed as a whole**: the PID namespace dies with its first process, which dies with
   the worker's handle on it; the cgroup's processes are killed too;
-- **environment**: only what :func:`bot_environment` lists.
+- **environment**: only what :func:`bot_environment` lists, given as the environment of
+  the sandbox's command, never on its command line (which every user sees in ``ps``).
 
 :class:`Sandbox` turns a bot's command into the command that runs it so confined;
 :func:`probe` says whether this machine can.
@@ -29,12 +32,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from worker import cgroups
+from worker import cgroups, syscalls
 
 #: Where a sandboxed bot finds its code, its referee's socket, its home and ``/tmp``.
 CODE = "/bot"
@@ -53,6 +56,9 @@ HOST_NODE = ROOT / "runtimes" / "node"
 #: version, so that no two bots share a uid's limits or files).
 UID_BASE = 200_000
 UID_SPAN = 100_000
+
+#: prlimit(1), by its path: the sandbox's command is looked up in no one's PATH.
+PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"
 
 Mode = Literal["on", "off"]
 #: The seconds of CPU a bot has after its limit's SIGXCPU before the kernel kills it
@@ -182,15 +188,20 @@ class Sandbox:
         argv: Sequence[str],
         folder: Path,
         socket: str,
-        env: Mapping[str, str],
         *,
         uid: int | None,
+        syscalls_fd: int,
         cgroup: cgroups.Group | None = None,
     ) -> list[str]:
         """The command that runs ``argv`` confined: the bot's code ``folder`` read-only
-        at :data:`CODE`, the referee's ``socket`` at :data:`SOCKET`, ``env`` its whole
-        environment, as ``uid`` (None: the worker's own uid in a user namespace), in
-        ``cgroup`` when given."""
+        at :data:`CODE`, the referee's ``socket`` at :data:`SOCKET`, as ``uid`` (None: the
+        worker's own uid in a user namespace), under the system-call filter read from
+        ``syscalls_fd`` (:func:`worker.syscalls.program_fd`, which the command must be
+        started with: ``pass_fds``), in ``cgroup`` when given. It holds no
+        secret: the bot's environment (its session key among it) is the environment the
+        command is started with, which every program of it passes on unchanged, and which
+        no other user of the machine can read (``/proc/PID/environ`` is the owner's
+        alone), where a command line is anyone's (``ps``)."""
         assert self.program is not None
         limits = self.limits
         box = [
@@ -256,9 +267,7 @@ class Sandbox:
         # the protocol and the Node.js runtime (absent when npm was not there to install it)
         box += ["--ro-bind-try", str(HOST_PROTO), PROTO, "--ro-bind-try", str(HOST_NODE), NODE]
         box += ["--ro-bind", str(folder), CODE, "--bind", socket, SOCKET, "--chdir", CODE]
-        box += ["--clearenv"]
-        for key, value in env.items():
-            box += ["--setenv", key, value]
+        box += ["--seccomp", str(syscalls_fd)]  # installed just before the command runs
         if uid is None:
             box += ["--unshare-user", "--disable-userns"]
             drop: list[str] = []
@@ -274,7 +283,7 @@ class Sandbox:
                 "--",
             ]
         rlimits = [
-            "prlimit",
+            PRLIMIT,
             f"--cpu={limits.cpu_s}:{limits.cpu_s + CPU_GRACE_S}",  # SIGXCPU, then SIGKILL
             f"--nofile={limits.open_files}",
             f"--fsize={limits.file_mb << 20}",
@@ -324,6 +333,11 @@ def configure(mode: Mode, limits: Limits | None = None) -> Sandbox:
         return Sandbox("off")
     program = bwrap()
     problem = probe(program)
+    if problem is None:
+        try:
+            syscalls.program()
+        except syscalls.FilterUnavailable as exc:
+            problem = str(exc)
     if problem is not None:
         raise SandboxUnavailable(
             f"this machine cannot confine hosted bots: {problem}. Run the worker as root or "
