@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "referee.seats",
             "referee.sessions",
             "referee.watchdog",
+            "referee.walltime",
             "referee.matchlog",
             "referee.runner",
             "referee.matches",
