@@ -60,6 +60,7 @@ def test_a_users_new_version_qualifies_before_it_plays(platform_env: PlatformEnv
     done = _as(env, ann, "bot", "submit", RANDOM, "--name", "anns", "--game", GAME)
     assert done.returncode == 0, done.stderr
     assert "2 seats: ok" in done.stdout and "anns@v1: qualified: it plays" in done.stdout
+    assert done.stdout.count("stored anns@v1") == 1, done.stdout  # said once, then qualified
     version = _version(env.store, "anns")
     assert version.qualification == "qualified" and version.playable
     report = env.store.qualification_report(version.id)

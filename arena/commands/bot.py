@@ -428,14 +428,17 @@ def cmd_submit(args: argparse.Namespace) -> int:
             qualify=args.qualify,
         )
         version = submitted.version
+        said = False
         if submitted.new and version.qualification == "qualifying":  # here: qualify it now
             if not args.json:
-                print(f'stored {version.label}; qualifying it (docs/bots.md, "Qualification")')
+                print(_stored_line({**reads.version_dict(version), "new": True}))
+                print(f'{version.label}: qualifying it here (docs/bots.md, "Qualification")')
+                said = True
             _qualify_here(store, version.id)
             version = store.bot_version(version.id)
         done = {**reads.version_dict(version), "new": submitted.new}
         done["qualification_report"] = reads.qualification_report(store, version, logs=True)
-        return _print_submitted(done, json_out=args.json)
+        return _print_submitted(done, json_out=args.json, stored_said=said)
 
     return with_store(body)
 
@@ -468,22 +471,28 @@ def _wait_qualified(platform: Any, name: str, done: dict[str, Any]) -> dict[str,
     )
 
 
-def _print_submitted(done: dict[str, Any], *, json_out: bool) -> int:
-    """The submitted version; exit 1 when it failed its qualification."""
+def _stored_line(done: dict[str, Any]) -> str:
+    """What was stored: a new version, or the same one again."""
+    if done["new"]:
+        return (
+            f"stored {done['label']} ({done['game']}), sha256 "
+            f"{done['content_hash'][:HASH_SHOWN]}: a new version"
+        )
+    return (
+        f"{done['label']} ({done['game']}) already holds this content, sha256 "
+        f"{done['content_hash'][:HASH_SHOWN]}: the same version, nothing stored"
+    )
+
+
+def _print_submitted(done: dict[str, Any], *, json_out: bool, stored_said: bool = False) -> int:
+    """The submitted version (its stored line unless ``stored_said``); exit 1 when it
+    failed its qualification."""
     failed = done["qualification"] == "failed"
     if json_out:
         print(json.dumps(done))
         return 1 if failed else 0
-    if done["new"]:
-        print(
-            f"stored {done['label']} ({done['game']}), sha256 "
-            f"{done['content_hash'][:HASH_SHOWN]}: a new version"
-        )
-    else:
-        print(
-            f"{done['label']} ({done['game']}) already holds this content, sha256 "
-            f"{done['content_hash'][:HASH_SHOWN]}: the same version, nothing stored"
-        )
+    if not stored_said:
+        print(_stored_line(done))
     report = done.get("qualification_report")
     if done["new"] and report is not None:
         print_report(report, verdict=False)
