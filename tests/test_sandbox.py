@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import tarfile
 import textwrap
 import time
@@ -37,25 +38,36 @@ class Version:
 
 
 class Versions:
-    """Bot versions made of one Python file each."""
+    """Bot versions made of one file each: Python, or JavaScript run by Node.js."""
 
     def __init__(self) -> None:
-        self.files: dict[int, str] = {}
+        self.files: dict[int, tuple[str, bytes]] = {}  # by version: (file name, its bytes)
 
-    def add(self, source: str) -> int:
+    def add(self, source: str | bytes, name: str = "bot.py") -> int:
+        """A version of one file: Python source, JavaScript (``.js``) or a program."""
         version = len(self.files) + 1
-        self.files[version] = textwrap.dedent(source)
+        data = source if isinstance(source, bytes) else textwrap.dedent(source).encode()
+        self.files[version] = (name, data)
         return version
 
     def bot_version(self, version_id: int) -> Version:
-        return Version(f"hostile@v{version_id}", {"command": ["python", "bot.py"]})
+        name = self.files[version_id][0]
+        command = (
+            ["node", name]
+            if name.endswith(".js")
+            else ["python", name]
+            if name.endswith(".py")
+            else [f"./{name}"]
+        )
+        return Version(f"hostile@v{version_id}", {"command": command})
 
     def bot_archive(self, version_id: int) -> bytes:
-        data = self.files[version_id].encode()
+        name, data = self.files[version_id]
         out = io.BytesIO()
         with tarfile.open(fileobj=out, mode="w") as tar:
-            info = tarfile.TarInfo("bot.py")
-            info.size, info.mode = len(data), 0o644
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644 if name.endswith((".py", ".js")) else 0o755
             tar.addfile(info, io.BytesIO(data))
         return out.getvalue()
 
@@ -348,3 +360,118 @@ def test_a_bot_makes_no_namespace_of_its_own(pool: tuple[BotPool, Versions]) -> 
         spaces = {os.readlink(f"/proc/{p.pid}/ns/{kind}") for p in inside}
         assert len(spaces) == 1, (kind, spaces, found)
     assert found["unshare_program"][0] != 0, found
+
+
+NODE_PROBE = """
+    const fs = require("fs");
+    const net = require("net");
+    const { execFileSync } = require("child_process");
+    const found = {};
+    function attempt(name, action) {
+      try {
+        found[name] = ["done", String(action()).slice(0, 200)];
+      } catch (error) {
+        found[name] = ["refused", String(error).slice(0, 200)];
+      }
+    }
+    attempt("worker_environ", () => fs.readFileSync(`/proc/${WORKER}/environ`));
+    attempt("home", () => fs.readdirSync(ARENA_HOME));
+    attempt("pool", () => fs.readdirSync(POOL));
+    attempt("write_code", () => fs.writeFileSync("/bot/planted.js", "x"));
+    attempt("write_tmp", () => fs.writeFileSync("/tmp/scratch", "ok"));
+    attempt("user_namespace", () => execFileSync("unshare", ["--user", "--map-root-user", "true"]));
+    found.uid = process.getuid();
+    found.environment = Object.keys(process.env).sort();
+    function connect(port) {
+      return new Promise((resolve) => {
+        const socket = net.connect({ host: "127.0.0.1", port, timeout: 2000 });
+        socket.on("connect", () => { socket.destroy(); resolve(["done", "connected"]); });
+        socket.on("error", (error) => resolve(["refused", String(error)]));
+        socket.on("timeout", () => { socket.destroy(); resolve(["refused", "timeout"]); });
+      });
+    }
+    Promise.all([connect(5432), connect(6379)]).then(([postgres, redis]) => {
+      found.postgres = postgres;
+      found.redis = redis;
+      console.log(JSON.stringify(found));
+      setTimeout(() => {}, 600000);
+    });
+"""
+
+
+def test_a_node_bot_is_held_as_a_python_one_is(pool: tuple[BotPool, Versions]) -> None:
+    """The same confinement whatever the bot's language: a JavaScript bot (Node.js) tries
+    the network, the worker's files and a user namespace."""
+    bots, versions = pool
+    source = (
+        f"const WORKER = {os.getpid()};\n"
+        f"const ARENA_HOME = {json.dumps(str(settings.arena_home()))};\n"
+        f"const POOL = {json.dumps(str(bots.root))};\n" + textwrap.dedent(NODE_PROBE)
+    )
+    version = versions.add(source, "bot.js")
+    bots.session(version)
+    found = report_of(bots, version)
+    for name in ("postgres", "redis", "worker_environ", "home", "pool", "write_code"):
+        assert found[name][0] == "refused", (name, found[name])
+    assert found["user_namespace"][0] == "refused", found["user_namespace"]
+    assert found["write_tmp"][0] == "done", found["write_tmp"]
+    assert found["uid"] not in (0, os.getuid())
+    assert set(found["environment"]) <= set(
+        sandbox.bot_environment("k", "l", sandboxed=True, address="a")
+    )
+
+
+STATIC_PROBE = r"""
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static const char *connect_to(int port) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    return connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? "done" : "refused";
+}
+
+int main(void) {
+    const char *user = unshare(CLONE_NEWUSER) == 0 ? "done" : "refused";
+    const char *mount = unshare(CLONE_NEWNS) == 0 ? "done" : "refused";
+    int fd = open("/bot/planted", O_WRONLY | O_CREAT, 0644);
+    printf("{\"postgres\": \"%s\", \"redis\": \"%s\", \"user_namespace\": \"%s\", "
+           "\"mount_namespace\": \"%s\", \"write_code\": \"%s\", \"uid\": %d}\n",
+           connect_to(5432), connect_to(6379), user, mount, fd >= 0 ? "done" : "refused",
+           (int)getuid());
+    fflush(stdout);
+    sleep(600);
+    return 0;
+}
+"""
+
+
+def test_a_static_binary_is_held_as_a_python_one_is(
+    pool: tuple[BotPool, Versions], tmp_path: Path
+) -> None:
+    """A bot that is a statically linked program (no interpreter, its own system calls
+    made directly) meets the same walls: the filter and the namespaces are the kernel's,
+    not the runtime's."""
+    bots, versions = pool
+    (tmp_path / "probe.c").write_text(STATIC_PROBE)
+    built = subprocess.run(
+        ["gcc", "-static", "-O1", "-o", str(tmp_path / "probe"), str(tmp_path / "probe.c")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    version = versions.add((tmp_path / "probe").read_bytes(), "probe")
+    bots.session(version)
+    found = report_of(bots, version)
+    for name in ("postgres", "redis", "user_namespace", "mount_namespace", "write_code"):
+        assert found[name] == "refused", (name, found)
+    assert found["uid"] not in (0, os.getuid())
