@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -248,6 +249,69 @@ def test_d6_bot_that_dies_before_joining_forfeits_and_the_match_says_why(
     tournament = int(json.loads(made.stdout)["tournament"])
     run = env.arena("tournament", "run", str(tournament), "--quiet", "--local-workers", "0")
     assert run.returncode == 0, run.stderr + env.worker_log()
+    (match,) = env.store.list_matches(tournament_id=tournament)
+    assert match.state == "done" and match.attempts == 1
+    (table,) = env.store.tournament_results(tournament)
+    quitter_seat = next(s for s in table.seats if s.status != "ok")
+    assert quitter_seat.forfeit and quitter_seat.status == "disconnected"
+    assert "quitter@v1): its bot process exited with code 7" in (match.error or ""), match.error
+    assert "cannot find my weights file" in (match.error or "")
+
+
+HELD_QUITTER = """\
+import sys, time
+from pathlib import Path
+while not Path(__file__).with_name("go").exists():  # held until the test lets it go
+    time.sleep(0.05)
+print("cannot find my weights file", file=sys.stderr)
+sys.exit(7)
+"""
+
+
+def test_d6_bot_that_dies_only_after_its_join_time_forfeits_and_the_match_says_why(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    """The other order: the join time is up, the referee has finished the match, and only
+    then does the bot's process exit. The match's line still says its exit code and last
+    line (the worker waits for the process of a seat that never joined)."""
+    env = platform_env
+    quitter = tmp_path / "held_quitter.py"
+    quitter.write_text(HELD_QUITTER)
+    env.submit(quitter, "quitter", GAME)
+    env.submit(EXAMPLES / "random_bot.py", "random", GAME)
+    worker = env.start_worker()
+    made = env.arena(
+        "tournament", "create", "--game", GAME, "--bots", "quitter,random", "--games", "1",
+        *FAST, "--clock", "join_ms=1000", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    tournament = int(json.loads(made.stdout)["tournament"])
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(tournament), "--quiet",
+         "--local-workers", "0"],
+        env=env.env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+
+        def folder() -> Path | None:  # the bot's, in the worker's pool (tests run as root)
+            found = Path(tempfile.gettempdir()).glob(f"arena-bots-{worker.pid}-*/v*/{quitter.name}")
+            return next((path.parent for path in found), None)
+
+        env.wait_for(lambda: folder() is not None, 120, "the bot's folder")
+
+        def over_at_the_referee() -> bool:
+            (match,) = env.store.list_matches(tournament_id=tournament)
+            return "waiting up to" in env.worker_log() or match.state == "done"
+
+        # the referee has answered: the worker waits for the process, or (unmended) has
+        # noted the match without it
+        env.wait_for(over_at_the_referee, 120, "the match to be over at the referee")
+        (folder() or tmp_path).joinpath("go").touch()  # the bot may exit now
+        _, err = run.communicate(timeout=180)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err + env.worker_log()
     (match,) = env.store.list_matches(tournament_id=tournament)
     assert match.state == "done" and match.attempts == 1
     (table,) = env.store.tournament_results(tournament)

@@ -40,9 +40,11 @@ import grpc
 import psycopg
 import psycopg_pool
 import redis
+from google.protobuf.message import DecodeError
 
-from referee import settings, walltime
+from referee import settings, walltime, wire
 from referee.clock import ClockRules
+from rummyarena.v1 import common_pb2, record_pb2
 from worker import duel, logs, metrics, notices, sandbox
 from worker.leases import Leases
 from worker.pool import BotPool, BotStartError, Deal
@@ -425,7 +427,7 @@ class Host:
         finished = FinishedMatch(
             record=reply.record_data,
             duration_ms=round((time.monotonic() - live.began) * 1000),
-            note=self._note(match, live),
+            note=self._note(match, live, reply.record_data, clock.join_ms),
         )
         try:
             began = time.perf_counter()
@@ -470,13 +472,23 @@ class Host:
         except Exception:
             log.exception("match %d: its bots' logs could not be kept", match.id)
 
-    def _note(self, match: Match, live: _Live) -> str | None:
+    def _note(self, match: Match, live: _Live, record: bytes, join_ms: int) -> str | None:
         """What the platform notes of a finished match's seats: those that could not
         start (``live.note``), and for each seat whose bot process is gone by the end (it
-        never joined, or dropped out), its exit code and last log line."""
+        never joined, or dropped out), its exit code and last log line. A seat that never
+        joined is noted whichever came first, its process's exit or the join time: its
+        process is waited for (:meth:`BotPool.unjoined_note`)."""
         notes = [live.note] if live.note else []
+        unjoined = _unjoined_seats(record)
+        said: dict[tuple[int, str], str | None] = {}  # a process may hold several seats
         for seat, (version, session) in enumerate(zip(match.seats, live.sessions, strict=True)):
-            why = self.pool.exit_note(version, session)
+            if (version, session) not in said:
+                said[version, session] = (
+                    self.pool.unjoined_note(version, session, join_ms)
+                    if seat in unjoined and session
+                    else self.pool.exit_note(version, session)
+                )
+            why = said[version, session]
             if why is not None:
                 notes.append(f"seat {seat} ({self._labels.get(version, version)}): {why}")
         return "; ".join(notes) or None
@@ -518,6 +530,26 @@ def sweep(
         enqueue(match_id)
     duel.tick(store, drain)  # a duel whose last step was lost with its worker goes on
     return moved
+
+
+def _unjoined_seats(record: bytes) -> set[int]:
+    """The seats of a finished match's record that never joined: forfeited as
+    ``disconnected`` with no action of their own. Only a record with such a seat is
+    decoded whole (its actions' seats are named by re-running the engine); one that does
+    not decode has none (the store says why it refuses it)."""
+    try:
+        header = record_pb2.MatchRecord.FromString(record)
+        if not any(s.status == common_pb2.SEAT_STATUS_DISCONNECTED for s in header.seats):
+            return set()
+        decoded = wire.decode_record(record)
+    except (DecodeError, wire.CodecError):
+        return set()
+    acted = {action.seat for action in decoded.actions if action.source == "bot"}
+    return {
+        seat
+        for seat, entry in enumerate(decoded.seats)
+        if entry.status == "disconnected" and entry.forfeited and seat not in acted
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,10 @@ FOLDER_PREFIX = "arena-bots-"
 LOG_TAIL = 64 * 1024
 #: How much of what a bot wrote during a match is kept with the match (the newest bytes).
 MATCH_LOG = 16 * 1024
+#: How long a process whose seat never joined may take to exit once its match is over
+#: (seconds): one still starting then is about to fail, or too slow to play, and is
+#: stopped. Generous, for a host whose sandbox and interpreter start slowly under load.
+UNJOINED_EXIT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +326,45 @@ class BotPool:
         if limit is not None:
             return f"its bot process was stopped by the sandbox's {self._limit(limit)}{said}"
         return f"its bot process exited with code {code}{said}"
+
+    def unjoined_note(
+        self, version_id: int, session: str | None, join_ms: int, wait_s: float = UNJOINED_EXIT_S
+    ) -> str | None:
+        """Why the seat of ``version_id``'s process (the one of ``session``, else its
+        first) never joined, whichever came first, its exit or the join time: as
+        :meth:`exit_note` once it has exited, waiting up to ``wait_s`` for it; else it is
+        stopped, and the note says so and gives its last log line. None when no process
+        of it is here (a remote bot's)."""
+        with self._lock:
+            bot = self._given(version_id, session)
+        if bot is None:
+            return None
+        if bot.alive:
+            log.warning(
+                "bot %s never joined its seat; waiting up to %.0f s for its process to exit",
+                bot.label,
+                wait_s,
+            )
+            try:
+                bot.process.wait(wait_s)
+            except subprocess.TimeoutExpired:
+                return self._stop_unjoined(bot, join_ms)
+        return self.exit_note(version_id, session)
+
+    def _stop_unjoined(self, bot: BotProcess, join_ms: int) -> str:
+        """Stop a process that never joined its seat and did not exit after it."""
+        with self._lock:
+            for key, held in list(self._bots.items()):
+                if held is bot:
+                    del self._bots[key]  # the next match starts a new one
+        self._stop(bot)
+        bot.log.thread.join(1.0)
+        lines = bot.log.text().strip().splitlines()
+        said = f": {lines[-1][:300]}" if lines else ""
+        return (
+            f"its bot process did not join within its join time ({join_ms} ms) and was "
+            f"stopped{said}"
+        )
 
     def stopped_by(self, version_id: int, session: str | None = None) -> str | None:
         """Which limit of the sandbox stopped ``version_id``'s process (the one of
