@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import psutil
 import psycopg
@@ -360,7 +361,8 @@ def test_d6_worker_stops_saying_why_when_no_referee_will_start(
     monkeypatch.setattr(host, "LocalReferee", no_referee)
     monkeypatch.setattr(host, "RESTART_WAITS_S", (0.01, 0.01, 0.01))
     monkeypatch.setattr(host.os, "kill", lambda pid, sig: signals.append(sig))
-    worker = host.Host(None, None, None, None, None)  # type: ignore[arg-type]
+    sandboxed = SimpleNamespace(sandbox=SimpleNamespace(on=True))  # a pool's, for its referee
+    worker = host.Host(None, None, None, sandboxed, None)  # type: ignore[arg-type]
     worker.ready.clear()  # its referee has just died
     assert worker._restart_referee() is False
     assert worker.fatal is not None and "did not start again after 3 tries" in worker.fatal

@@ -231,6 +231,8 @@ class BotProcess:
     death_counted: bool = False  # its exit on its own is in the metrics
     #: The duplicate deals it has been given a match of: it is given no other of theirs.
     deals: set[Deal] = field(default_factory=set)
+    #: How many matches' seats it has been given.
+    given: int = 0
 
     @property
     def alive(self) -> bool:
@@ -297,6 +299,7 @@ class BotPool:
                 bot = self._bots[version_id, number] = self.launch(version_id)
             if deal is not None:
                 bot.deals.add(deal)
+            bot.given += 1
             bot.last_used = time.monotonic()
             return bot.session_id
 
@@ -334,10 +337,14 @@ class BotPool:
         first) never joined, whichever came first, its exit or the join time: as
         :meth:`exit_note` once it has exited, waiting up to ``wait_s`` for it; else it is
         stopped, and the note says so and gives its last log line. None when no process
-        of it is here (a remote bot's)."""
+        of it is here (a remote bot's), or when it is alive and has been given other
+        matches: it serves them, and a seat it missed is not a reason to stop it."""
         with self._lock:
             bot = self._given(version_id, session)
+            serving = bot is not None and bot.given > 1
         if bot is None:
+            return None
+        if bot.alive and serving:
             return None
         if bot.alive:
             log.warning(
