@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from arena.commands.db import store_errors
+from arena.commands.db import local_database, store_errors
 from referee import settings
 from referee.settings import arena_home
 from worker import broker, db
@@ -109,7 +109,7 @@ def platform(
     try:
         with (
             store_errors(),
-            db.database_url(database_url) as resolved,
+            local_database(database_url) as resolved,
             broker.redis_url() as redis_url,
             Store.open(resolved) as store,
         ):

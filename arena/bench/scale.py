@@ -467,6 +467,7 @@ def run(
     from starlette.testclient import TestClient
 
     from arena.bench.store import ScratchDatabase
+    from arena.commands.db import local_database
     from arena.site import create_site
     from worker import db
     from worker.store import Store
@@ -475,7 +476,7 @@ def run(
     built_at = time.perf_counter()
     played = play_records(seed=seed)
     out: dict[str, Any] = {"matches": matches, "repeats": repeats, "stages": []}
-    with db.database_url(url) as server, ScratchDatabase(server) as scratch:
+    with local_database(url) as server, ScratchDatabase(server) as scratch:
         with db.connect(scratch) as conn:
             db.migrate(conn)
         with Store.open(scratch, max_size=4) as store:

@@ -139,12 +139,13 @@ def bench_tournament(
 ) -> TournamentBench:
     """Run the benchmark in a scratch database and under a scratch Redis prefix."""
     from arena.bench.store import ScratchDatabase
+    from arena.commands.db import local_database
     from arena.platform import platform
-    from worker import broker, db
+    from worker import broker
 
     os.environ[broker.REDIS_PREFIX_ENV] = f"arena-bench-{secrets.token_hex(4)}:"
     with (
-        db.database_url() as server,
+        local_database() as server,
         ScratchDatabase(server) as scratch,
         platform(database_url=scratch) as running,
     ):

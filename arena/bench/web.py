@@ -121,11 +121,12 @@ def run(
     from starlette.testclient import TestClient
 
     from arena.bench.store import ScratchDatabase
+    from arena.commands.db import local_database
     from arena.web.app import create_app
     from worker import db
     from worker.store import Store
 
-    with db.database_url() as url, ScratchDatabase(url) as scratch:
+    with local_database() as url, ScratchDatabase(url) as scratch:
         with db.connect(scratch) as conn:
             db.migrate(conn)
         with Store.open(scratch) as store:

@@ -1,5 +1,8 @@
 """``arena db migrate`` and ``arena bench store`` (docs/storage.md, docs/performance.md),
-and how every command opens the store: :func:`with_store`, :func:`store_errors`."""
+and how every command opens the store: :func:`with_store`, :func:`store_errors`, and
+:func:`local_database`, which every command that opens this machine's store goes
+through, so that none opens one when a platform is set (docs/cli.md, "Local and
+remote")."""
 
 from __future__ import annotations
 
@@ -92,15 +95,45 @@ def store_errors(*, redis: bool = True) -> Iterator[None]:
         raise CommandError(str(exc)) from exc
 
 
+def refuse_when_remote() -> None:
+    """:class:`CommandError` when a platform is set (``ARENA_PLATFORM``, or ``arena
+    login``): the command about to open this machine's store has no remote form, and
+    must not open (or start) a store here unasked."""
+    from arena.remote import config_path, login_settings
+
+    login = login_settings()
+    if login is None:
+        return
+    if settings.load().platform is not None:
+        how, undo = f"by {settings.PLATFORM}", f"unset {settings.PLATFORM}"
+    else:
+        how, undo = f"by `arena login`, in {config_path()}", f"remove {config_path()}"
+    raise CommandError(
+        f"works on this machine's store only, and a platform is set ({login.platform}, "
+        f"{how}); it has no remote form: run it on the platform's host, or {undo} to use "
+        "this machine's store"
+    )
+
+
+@contextmanager
+def local_database(url: str | None = None) -> Iterator[str]:
+    """This machine's database (:func:`worker.db.database_url`: ``url``, the configured
+    one, else an embedded server), refused when a platform is set
+    (:func:`refuse_when_remote`)."""
+    refuse_when_remote()
+    with db.database_url(url) as found:
+        yield found
+
+
 def with_store(body: Callable[[Store], int], **kwargs: Any) -> int:
     """Run ``body`` on a store opened on the configured database; store failures as a
     CommandError."""
-    with store_errors(redis=False), db.database_url() as url, Store.open(url, **kwargs) as store:
+    with store_errors(redis=False), local_database() as url, Store.open(url, **kwargs) as store:
         return body(store)
 
 
 def run_migrate(args: argparse.Namespace) -> int:
-    with store_errors(redis=False), db.database_url() as url, db.connect(url) as conn:
+    with store_errors(redis=False), local_database() as url, db.connect(url) as conn:
         applied = db.migrate(conn)
         known = db.applied_migrations(conn)
     if args.json:
@@ -124,7 +157,7 @@ def run_migrate(args: argparse.Namespace) -> int:
 def run_bench_store(args: argparse.Namespace) -> int:
     from arena.bench.store import bench_store
 
-    with store_errors(redis=False), db.database_url() as url:
+    with store_errors(redis=False), local_database() as url:
         report = bench_store(
             url, matches=args.matches, recompute=args.recompute, workers=args.workers
         )

@@ -36,8 +36,8 @@ def register(sub: Any, bench_sub: Any) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     from arena.app import status
     from arena.app.actors import local_actor
-    from arena.commands.db import store_errors
-    from worker import broker, db
+    from arena.commands.db import local_database, store_errors
+    from worker import broker
     from worker.store import Store
 
     if args.timeout <= 0:
@@ -49,7 +49,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     else:
         with (
             store_errors(),
-            db.database_url() as url,
+            local_database() as url,
             Store.open(url, max_size=2) as store,
             broker.redis_url() as redis_url,
         ):

@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument
-from arena.commands.db import store_errors
+from arena.commands.db import local_database, store_errors
 from arena.commands.metrics_option import metrics_argument, serve_metrics
 from worker.store import Store
 
@@ -73,7 +73,7 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     from arena import serving
     from arena.site import create_site
-    from worker import broker, db, logs
+    from worker import broker, logs
 
     form = logs.configure_logging("WARNING")
     listener = listen(args.host, args.port)
@@ -85,7 +85,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     with (
         listener,
         store_errors(),
-        db.database_url() as url,
+        local_database() as url,
         broker.redis_url() as redis_url,
         Store.open(url) as store,
     ):

@@ -11,7 +11,7 @@ from typing import Any
 
 from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples, json_argument
-from arena.commands.db import store_errors
+from arena.commands.db import local_database, refuse_when_remote, store_errors
 from arena.commands.metrics_option import metrics_argument, serve_metrics
 from referee import settings
 from referee.settings import arena_home
@@ -122,7 +122,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from celery.signals import worker_shutdown, worker_shutting_down
 
     from arena.app.remote import admitter
-    from worker import broker, db, host, logs
+    from worker import broker, host, logs
     from worker.app import QUEUE, REMOTE_QUEUE, configure
     from worker.sandbox import SandboxUnavailable
     from worker.store import Store
@@ -136,7 +136,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     serve_metrics(args.metrics)
     with (
         store_errors(),
-        db.database_url() as url,
+        local_database() as url,
         broker.redis_url() as redis_url,
         Store.open(url, max_size=args.concurrency + 2) as store,
     ):
@@ -221,6 +221,7 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
     form = logs.configure_logging(args.loglevel)
     logs.keep_celery_out()
     serve_metrics(args.metrics)
+    refuse_when_remote()  # the platform's broker is its own
     with store_errors(), broker.redis_url() as redis_url:
         from worker.app import configure
 
