@@ -137,7 +137,7 @@ def test_with_a_platform_set_no_command_opens_a_store_here(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     "argv",
-    [["worker"], ["web"], ["scheduler"], ["db", "migrate"], ["user", "key", "new"]],
+    [["worker"], ["web"], ["scheduler"], ["db", "migrate"], ["tournament", "run", "1"]],
 )
 def test_the_local_only_commands_refuse_naming_the_platform(
     argv: list[str], tmp_path: Path

@@ -221,3 +221,50 @@ def test_arena_login_checks_the_key_and_keeps_it_for_the_user_commands(
     bot = platform_env.store.bot_by_name("anns")
     assert bot is not None and bot.owner == "ann"
     assert os.environ.get("ARENA_PLATFORM") is None  # the test run itself stays local
+
+
+def _masked(text: str) -> str:
+    """``text`` with API keys, their prefixes and dates masked: the parts two runs of the
+    same command differ in."""
+    text = re.sub(r"[0-9a-f]{12}\.[\w-]{43}", "KEY", text)
+    text = re.sub(r"\b[0-9a-f]{12}\b", "PREFIX", text)
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "DATE", text)
+
+
+def test_users_and_their_keys_are_managed_remotely_as_on_the_platform(
+    platform_env: PlatformEnv, web: str, tmp_path: Path
+) -> None:
+    """docs/api.md, "API keys": the same commands, the same answers, through the API."""
+    made = platform_env.arena("user", "create", "ops", "--operator", "--json")
+    ops = json.loads(made.stdout)["key"]
+    ops_local, ops_remote = _both(platform_env, web, ops, tmp_path)
+    # an operator makes users from afar as on the platform's machine
+    here = ops_local.ok("user", "create", "ann")
+    there = ops_remote.ok("user", "create", "bob")
+    assert _masked(here).replace("ann", "bob") == _masked(there), (here, there)
+    bob = re.search(r"[0-9a-f]{12}\.[\w-]{43}", there)
+    assert bob is not None
+    assert _masked(ops_local.ok("user", "list")) == _masked(ops_remote.ok("user", "list"))
+    # bob makes, lists and revokes his own keys from afar: none is made of anyone else
+    _, remote = _both(platform_env, web, bob.group(0), tmp_path)
+    second = remote.ok("user", "key", "new")
+    assert second.startswith("made a key of bob"), second
+    listed = remote.ok("user", "key", "list")
+    assert listed.count("bob") == 2, listed
+    assert _masked(listed) == _masked(
+        Arena({**ops_local.env}, ROOT).ok("user", "key", "list", "--user", "bob")
+    )
+    prefix = bob.group(0).split(".", 1)[0]
+    said = remote.ok("user", "key", "revoke", prefix)
+    assert said.startswith(f"revoked key {prefix} of bob"), said
+    # the revoked key is refused, and the refusal names a command that works from afar
+    refused = remote("user", "key", "list")
+    assert refused.returncode == 2 and "was revoked" in refused.stderr, refused.stderr
+    # ann's keys are hers: bob may not revoke them
+    anns = platform_env.store.keys("ann")
+    key = re.search(r"[0-9a-f]{12}\.[\w-]{43}", second)
+    assert key is not None
+    _, bob_again = _both(platform_env, web, key.group(0), tmp_path)
+    theirs = bob_again("user", "key", "revoke", anns[0].prefix)
+    assert theirs.returncode == 2 and "may not" in theirs.stderr, theirs.stderr
+    assert not (tmp_path / "nothing-here").exists()  # no store was made on this machine

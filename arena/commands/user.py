@@ -1,6 +1,7 @@
 """``arena user create | list`` and ``arena user key new | list | revoke``: users and their
 API keys (docs/api.md). The operations and who may ask for them are
-:mod:`arena.app.users`'; this module parses and prints."""
+:mod:`arena.app.users`'; this module parses, asks :func:`arena.client.users` (this
+machine's store, or the platform's API when one is set) and prints."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import json
 from datetime import datetime
 from typing import Any
 
+from arena import client
 from arena.app import users
-from arena.app.actors import local_actor
 from arena.commands import add_command, examples, json_argument, plain_table, print_table
-from arena.commands.db import with_store
 from referee import settings
-from worker.store import NewKey, Store
+from worker.store import NewKey
 
 SHOWN_ONCE = "shown this once (the platform keeps only its hash)"
 
@@ -111,95 +111,84 @@ def _print_new_key(made: NewKey, opening: str) -> None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        made = users.create_user(store, local_actor(store), args.name, operator=args.operator)
-        if args.json:
-            print(json.dumps({**users.new_key_dict(made), "operator": args.operator}))
-        else:
-            role = "an operator" if args.operator else "not an operator"
-            _print_new_key(made, f"made user {made.key.user} ({role})")
-        return 0
-
-    return with_store(body)
+    with client.users() as asked:
+        made = asked.create_user(args.name, operator=args.operator)
+    if args.json:
+        print(json.dumps({**users.new_key_dict(made), "operator": args.operator}))
+    else:
+        role = "an operator" if args.operator else "not an operator"
+        _print_new_key(made, f"made user {made.key.user} ({role})")
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        found = users.list_users(store, local_actor(store))
-        if args.json:
-            print(json.dumps([users.user_dict(u) for u in found]))
-            return 0
-        print_table(
-            plain_table(
-                ("user", "operator", "keys", "bots", "created"),
-                (
-                    (
-                        u.user.name,
-                        "yes" if u.user.operator else "no",
-                        str(u.keys),
-                        str(u.bots),
-                        _day(u.user.created_at),
-                    )
-                    for u in found
-                ),
-            )
-        )
+    with client.users() as asked:
+        found = asked.list_users()
+    if args.json:
+        print(json.dumps([users.user_dict(u) for u in found]))
         return 0
-
-    return with_store(body)
+    print_table(
+        plain_table(
+            ("user", "operator", "keys", "bots", "created"),
+            (
+                (
+                    u.user.name,
+                    "yes" if u.user.operator else "no",
+                    str(u.keys),
+                    str(u.bots),
+                    _day(u.user.created_at),
+                )
+                for u in found
+            ),
+        )
+    )
+    return 0
 
 
 def cmd_key_new(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        made = users.new_key(store, local_actor(store), args.user)
-        if args.json:
-            print(json.dumps(users.new_key_dict(made)))
-        else:
-            _print_new_key(made, f"made a key of {made.key.user}")
-        return 0
-
-    return with_store(body)
+    with client.users() as asked:
+        made = asked.new_key(args.user)
+    if args.json:
+        print(json.dumps(users.new_key_dict(made)))
+    else:
+        _print_new_key(made, f"made a key of {made.key.user}")
+    return 0
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        actor = local_actor(store)
-        keys = users.list_keys(store, actor, args.user)
-        if args.json:
-            print(json.dumps([users.key_dict(k) for k in keys]))
-            return 0
-        whose = args.user or actor.name
-        if not keys:
-            print(f"{whose} has no API keys (arena user key new --user {whose})")
-            return 0
-        print_table(
-            plain_table(
-                ("prefix", "user", "created", "last used", "revoked"),
-                (
-                    (
-                        k.prefix,
-                        k.user,
-                        _day(k.created_at),
-                        _day(k.last_used_at) or "never",
-                        _day(k.revoked_at),
-                    )
-                    for k in keys
-                ),
-            )
-        )
+    with client.users() as asked:
+        keys = asked.list_keys(args.user)
+        whose = args.user or asked.me()
+    if args.json:
+        print(json.dumps([users.key_dict(k) for k in keys]))
         return 0
-
-    return with_store(body)
+    if not keys:
+        print(f"{whose} has no API keys (arena user key new --user {whose})")
+        return 0
+    print_table(
+        plain_table(
+            ("prefix", "user", "created", "last used", "revoked"),
+            (
+                (
+                    k.prefix,
+                    k.user,
+                    _day(k.created_at),
+                    _day(k.last_used_at) or "never",
+                    _day(k.revoked_at),
+                )
+                for k in keys
+            ),
+        )
+    )
+    return 0
 
 
 def cmd_key_revoke(args: argparse.Namespace) -> int:
-    def body(store: Store) -> int:
-        revoked = users.revoke_key(store, local_actor(store), args.prefix)
-        key = revoked.key
-        if revoked.already:
-            print(f"key {key.prefix} of {key.user} was revoked already, {_day(key.revoked_at)}")
-        else:
-            print(f"revoked key {key.prefix} of {key.user}: it is refused from now on")
-        return 0
-
-    return with_store(body)
+    with client.users() as asked:
+        revoked = asked.revoke_key(args.prefix)
+    key = revoked.key
+    if revoked.already:
+        print(f"key {key.prefix} of {key.user} was revoked already, {_day(key.revoked_at)}")
+    else:
+        print(f"revoked key {key.prefix} of {key.user}: it is refused from now on")
+    return 0
