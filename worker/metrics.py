@@ -158,8 +158,9 @@ MATCH_SECONDS = _histogram(
 )
 BOT_STARTS = _counter(
     "arena_bot_starts",
-    "bot processes this worker started: its pool's (one per bot version, again after one "
-    "died) and those of the qualifications it plays",
+    "bot processes this worker started: its pool's (one per bot version, one more per "
+    "rotation of a duplicate deal, again after one died) and those of the qualifications "
+    "it plays",
 )
 BOT_DEATHS = _counter(
     "arena_bot_deaths",
