@@ -34,6 +34,7 @@ machine, who can reach the TCP port but not the socket's folder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import logging
@@ -136,11 +137,13 @@ _STATE = {
 class ServeKeys:
     """Which keys the ``Serve`` calls on one listener may give: ``where`` names the
     listener, ``no_sessions`` and ``no_api_keys`` say why a kind of key is refused
-    there (empty: it is taken)."""
+    there (empty: it is taken); ``session``, the one session a listener of a session's own
+    serves (empty: any)."""
 
     where: str
     no_sessions: str = ""
     no_api_keys: str = ""
+    session: str = ""
 
     def refusal(self, api_key: bool) -> str:
         """Why a ``Serve`` call with an API key (else a session key) is refused here;
@@ -166,6 +169,16 @@ TCP_PORT_NO_SESSIONS = ServeKeys(
 )
 #: The Unix socket of hosted bots.
 UNIX_SOCKET = ServeKeys("the Unix socket of the referee's hosted bots", no_api_keys=_NO_API_KEYS)
+
+
+def own_socket(session_id: str) -> ServeKeys:
+    """The Unix socket of one hosted bot's own (``OpenSessionRequest.socket``): its
+    session alone."""
+    return ServeKeys(
+        f"the Unix socket of session {session_id}", no_api_keys=_NO_API_KEYS, session=session_id
+    )
+
+
 #: The listener of remote bots.
 REMOTE_PORT = ServeKeys(
     "the referee's port for remote bots",
@@ -234,7 +247,9 @@ class RefereeServicer:
                 connection_id, session_id = await self._admission(request, context)
                 session, stream = self.referee.sessions.connect_admitted(session_id, request.agent)
             else:
-                session, stream = self.referee.sessions.connect(request.key, request.agent)
+                session, stream = self.referee.sessions.connect(
+                    request.key, request.agent, self.keys.session
+                )
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
         log.info("session %s (%s) connected: %s", session.id, session.name, session.agent)
@@ -427,9 +442,15 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
     """The platform side: create, watch, fetch and release matches; open and close bot
     sessions."""
 
-    def __init__(self, referee: Referee, desk: RemoteDesk | None = None) -> None:
+    def __init__(
+        self,
+        referee: Referee,
+        desk: RemoteDesk | None = None,
+        sockets: OwnSockets | None = None,
+    ) -> None:
         self.referee = referee
         self.desk = desk or RemoteDesk()
+        self.sockets = sockets
 
     async def CreateMatch(  # the gRPC method name
         self, request: match_pb2.CreateMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -539,11 +560,25 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
     async def OpenSession(
         self, request: match_pb2.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> match_pb2.OpenSessionResponse:
-        """Open a session for a bot process: its id, and its key for Serve."""
+        """Open a session for a bot process: its id, and its key for Serve; with
+        ``socket``, on a Unix socket of its own too."""
+        if request.socket and self.sockets is None:
+            await _abort(
+                context,
+                "FAILED_PRECONDITION",
+                "this referee makes no sockets of a session's own: start it with --unix",
+            )
         try:
             session = self.referee.open_session(request.name)
         except ProtocolError as exc:
             await _abort(context, exc.code, str(exc))
+        if request.socket:
+            assert self.sockets is not None
+            try:
+                await self.sockets.open(session.id, request.socket)
+            except OSError as exc:
+                self.referee.close_session(session.id)
+                await _abort(context, "INVALID_ARGUMENT", str(exc))
         log.info("session %s (%s) opened", session.id, session.name)
         return match_pb2.OpenSessionResponse(session_id=session.id, key=session.key)
 
@@ -555,6 +590,8 @@ class MatchesServicer(match_pb2_grpc.MatchesServicer):
         if request.reason:
             self.referee.sessions.revoke(request.session_id, request.reason[:MAX_LABEL])
         closed = self.referee.close_session(request.session_id)
+        if self.sockets is not None:
+            await self.sockets.close(request.session_id)
         if closed:
             log.info("session %s closed", request.session_id)
         return match_pb2.CloseSessionResponse(closed=closed)
@@ -638,6 +675,50 @@ def tls_identity(cert: bytes | str | Path, key: bytes | str | Path) -> tuple[byt
     return pems[0], pems[1]
 
 
+class OwnSockets:
+    """The Unix sockets of sessions' own (``OpenSessionRequest.socket``): for each, a
+    server of the bots' side that serves that session alone (:func:`own_socket`), made
+    when the session opens and stopped, its file removed, when it closes."""
+
+    def __init__(
+        self,
+        handler: Callable[[ServeKeys], grpc.GenericRpcHandler],
+        heartbeat_s: float,
+        health: HealthServicer,
+    ) -> None:
+        self.handler = handler
+        self.heartbeat_s = heartbeat_s
+        self.health = health
+        self.servers: dict[str, tuple[grpc.aio.Server, str]] = {}
+
+    async def open(self, session_id: str, path: str) -> None:
+        """Serve the session ``session_id`` on a new socket at ``path``; OSError naming
+        the path when it cannot be made."""
+        server = grpc.aio.server(options=server_options(self.heartbeat_s))
+        server.add_generic_rpc_handlers((self.handler(own_socket(session_id)),))
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        if os.path.lexists(path) or server.add_insecure_port(f"unix:{path}") == 0:
+            raise OSError(f"cannot listen on the Unix socket {path[:200]!r}")
+        await server.start()
+        # the bot runs as a uid of its own: the socket's folder, the platform's, guards it
+        os.chmod(path, 0o666)
+        self.servers[session_id] = (server, path)
+
+    async def close(self, session_id: str) -> None:
+        """Stop the socket of ``session_id`` (quiet if it has none) and remove its file."""
+        found = self.servers.pop(session_id, None)
+        if found is not None:
+            server, path = found
+            await server.stop(1.0)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+    async def close_all(self) -> None:
+        """Stop every socket (the referee stops)."""
+        for session_id in list(self.servers):
+            await self.close(session_id)
+
+
 def server_options(heartbeat_s: float = HEARTBEAT_S) -> tuple[tuple[str, int], ...]:
     """:data:`SERVER_OPTIONS` with the connection pings at ``heartbeat_s``: a peer that
     does not answer one within twice that is dropped."""
@@ -682,6 +763,7 @@ class _Started:
     remote: grpc.aio.Server | None = None
     remote_port: int = 0
     hosted: grpc.aio.Server | None = None  # the Unix socket of hosted bots
+    sockets: OwnSockets | None = None  # the sockets of sessions' own
 
     def bots_servers(self) -> list[grpc.aio.Server]:
         """The servers of the bots' side alone: the remote bots' and the hosted bots'."""
@@ -733,8 +815,10 @@ async def _start(
     port_keys = TCP_PORT if unix is None or tcp_sessions else TCP_PORT_NO_SESSIONS
     server = grpc.aio.server(interceptors=(auth,), options=server_options(heartbeat_s))
     server.add_generic_rpc_handlers((bots(port_keys),))
-    match_pb2_grpc.add_MatchesServicer_to_server(MatchesServicer(referee, desk), server)  # type: ignore[no-untyped-call]
     health = HealthServicer()
+    sockets = OwnSockets(bots, heartbeat_s, health) if unix is not None else None
+    matches = MatchesServicer(referee, desk, sockets)
+    match_pb2_grpc.add_MatchesServicer_to_server(matches, server)  # type: ignore[no-untyped-call]
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     for name in ("", REFEREE_SERVICE, MATCHES_SERVICE):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -748,7 +832,7 @@ async def _start(
         server,
     )
     bound = _bind(server, host, port, tls)
-    started = _Started(server, referee, bound, health, desk)
+    started = _Started(server, referee, bound, health, desk, sockets=sockets)
     if unix is not None:
         # the bots' side only, sessions and seats: a sandboxed bot reaches nothing else
         started.hosted = grpc.aio.server(options=server_options(heartbeat_s))
@@ -872,6 +956,8 @@ async def serve(
             loop.remove_signal_handler(sig)
         await referee.close()
         started.desk.shutdown()
+        if started.sockets is not None:
+            await started.sockets.close_all()
         for bots_server in started.bots_servers():
             await bots_server.stop(1.0)
         await server.stop(1.0)

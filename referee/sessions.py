@@ -22,6 +22,7 @@ everyone else.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import ipaddress
 import secrets
 from collections import Counter
@@ -148,12 +149,22 @@ class Sessions:
         if session.stream is not None:
             session.stream.put(assignment)
 
-    def connect(self, key: str, agent: str) -> tuple[Session, SessionStream]:
+    def connect(self, key: str, agent: str, only: str = "") -> tuple[Session, SessionStream]:
         """A new stream for the session this key opens, holding every seat assigned to
         it that has not joined yet; a stream it had before ends. ProtocolError when the
-        key opens no session."""
+        key opens no session, or, on a listener of one session's own (``only``, its id),
+        is not that session's key: whether it opens another is not said, and that other
+        is left as it was."""
         if self.closing:
             raise ProtocolError("UNAVAILABLE", "the referee is shutting down")
+        if only:
+            own = self._by_id.get(only)
+            if own is None or not hmac.compare_digest(own.key, key):
+                raise ProtocolError(
+                    "PERMISSION_DENIED",
+                    "this socket serves one session alone, and the key is not its key: a "
+                    "hosted bot is given its own session's key and socket",
+                )
         session = self._by_key.get(key)
         if session is None:
             raise ProtocolError(

@@ -4,7 +4,8 @@ of the hosted bots' sessions are on no command line (``ps``), the referee's Unix
 is in a folder no other user can enter, its TCP port (which every local user can reach)
 takes no session key, and the socket takes no API key. Judged from outside: the keys
 are read from the bot processes' environments as root, the listeners from the referee
-process's command line and sockets."""
+process's command line and sockets. Each bot's socket is its session's own, and
+refuses every other session's key."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 
 from rummyarena.v1 import bot_pb2, bot_pb2_grpc
 from tests.platform_support import EXAMPLES, PlatformEnv
+from worker.sandbox import SOCKET
 
 pytest_plugins = ["tests.store_fixtures", "tests.platform_support"]
 
@@ -44,6 +46,19 @@ def _session_keys(worker: psutil.Process) -> set[str]:
         keys.add(environ.get("ARENA_SESSION_KEY", ""))
         keys.update(b for a, b in itertools.pairwise(args) if a == "ARENA_SESSION_KEY")
     return keys - {""}
+
+
+def _own_sockets(worker: psutil.Process) -> dict[str, str]:
+    """The socket each sandboxed bot is given (from its bubblewrap's command line), and
+    the session key of the bot it is given to (from the bot's environment)."""
+    given = {}
+    for process in _processes(worker):
+        args = process.cmdline()
+        if SOCKET not in args or not args[0].endswith("bwrap"):
+            continue
+        socket = args[args.index(SOCKET) - 1]
+        given[socket] = _session_keys(process).pop()
+    return given
 
 
 def _referee(worker: psutil.Process) -> tuple[str, int]:
@@ -120,5 +135,13 @@ def test_session_keys_are_on_no_command_line_and_no_other_user_reaches_a_session
     )
     assert refused.code() is grpc.StatusCode.PERMISSION_DENIED, refused
     assert "takes no API keys" in str(refused.details())
+    # each hosted bot is given a socket of its session's own, which serves no other
+    sockets = _own_sockets(worker)
+    assert len(sockets) >= 2 and set(sockets.values()) == keys, (sockets, keys)
+    assert socket_path not in sockets  # the referee's own socket is given to no bot
+    for (path, key), (_, other) in itertools.permutations(sockets.items(), 2):
+        refused = _serve(f"unix:{path}", bot_pb2.ServeRequest(key=other, agent="thief"))
+        assert refused.code() is grpc.StatusCode.PERMISSION_DENIED, refused
+        assert "serves one session alone" in str(refused.details())
     # the bots keep their sessions: none was taken over
     assert _session_keys(worker) == keys

@@ -460,16 +460,20 @@ class BotPool:
                 f"bot {label}'s command {command[0]!r} could not start: no such program "
                 f"(in its folder, or on the sandbox's PATH {PATH})"
             )
-        session_id, key = self.referee.open_session(label)
         sandboxed = self.sandbox.on
+        socket = ""
+        if sandboxed:
+            if self.referee.socket is None:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise RuntimeError("the sandbox needs a referee with a Unix socket")
+            # a socket of the session's own, beside the referee's, serving it alone
+            socket = str(Path(self.referee.socket).parent / f"{self.root.name}-{folder.name}.sock")
+        session_id, key = self.referee.open_session(label, socket)
         env = bot_environment(key, label, sandboxed=sandboxed, address=self.referee.address)
         group = None
         argv = command
         syscalls_fd: int | None = None
         if sandboxed:
-            if self.referee.socket is None:
-                self.referee.close_session(session_id)
-                raise RuntimeError("the sandbox needs a referee with a Unix socket")
             cgroup_root = self.sandbox.cgroup_root
             if cgroup_root is not None:
                 limits = self.sandbox.limits
@@ -482,7 +486,7 @@ class BotPool:
             argv = self.sandbox.command(
                 command,
                 folder,
-                self.referee.socket,
+                socket,
                 uid=self.sandbox.uid_of(version_id),
                 syscalls_fd=syscalls_fd,
                 cgroup=group,

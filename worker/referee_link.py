@@ -164,9 +164,12 @@ class RefereeLink:
             code.name,
         )
 
-    def open_session(self, name: str) -> tuple[str, str]:
-        """A new bot session: (session id, key). The key is the bot process's credential."""
-        reply = self._call("OpenSession", match_pb2.OpenSessionRequest(name=name))
+    def open_session(self, name: str, socket: str = "") -> tuple[str, str]:
+        """A new bot session: (session id, key). The key is the bot process's credential.
+        With ``socket``, the referee serves the session alone on a Unix socket made there
+        (in a folder of the worker's), removed when the session closes."""
+        request = match_pb2.OpenSessionRequest(name=name, socket=socket)
+        reply = self._call("OpenSession", request)
         return reply.session_id, reply.key
 
     def close_session(self, session_id: str, reason: str = "") -> None:

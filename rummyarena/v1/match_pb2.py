@@ -26,7 +26,7 @@ from rummyarena.v1 import common_pb2 as rummyarena_dot_v1_dot_common__pb2
 from rummyarena.v1 import record_pb2 as rummyarena_dot_v1_dot_record__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19rummyarena/v1/match.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\x1a\x1arummyarena/v1/record.proto\"\xc7\x02\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12?\n\x07options\x18\x02 \x03(\x0b\x32..rummyarena.v1.CreateMatchRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12(\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\x15\n\rseat_sessions\x18\x07 \x03(\t\x12\x13\n\x0bseat_faults\x18\x08 \x03(\t\x12\x0c\n\x04\x64\x65\x61l\x18\t \x01(\t\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"7\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06tokens\x18\x02 \x03(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"j\n\x0bMatchUpdate\x12%\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.rummyarena.v1.EventH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResultH\x00\x42\x06\n\x04kind\"X\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x12\x14\n\x0crecord_bytes\x18\x03 \x01(\x08\x12\x0f\n\x07release\x18\x04 \x01(\x08\"\xbb\x01\n\x10GetMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x05state\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.MatchState\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12*\n\x06record\x18\x04 \x01(\x0b\x32\x1a.rummyarena.v1.MatchRecord\x12\x13\n\x0brecord_data\x18\x05 \x01(\x0c\"\'\n\x13ReleaseMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"(\n\x14ReleaseMatchResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\"\"\n\x12OpenSessionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"9\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"&\n\x14\x43loseSessionResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\x08\"\x14\n\x12WatchRemoteRequest\"\x8d\x01\n\x0bRemoteEvent\x12\x15\n\rconnection_id\x18\x01 \x01(\t\x12/\n\x07\x61rrived\x18\x02 \x01(\x0b\x32\x1c.rummyarena.v1.RemoteArrivalH\x00\x12.\n\x04left\x18\x03 \x01(\x0b\x32\x1e.rummyarena.v1.RemoteDepartureH\x00\x42\x06\n\x04kind\"X\n\rRemoteArrival\x12\x0f\n\x07\x61pi_key\x18\x01 \x01(\t\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\r\n\x05\x61gent\x18\x04 \x01(\t\x12\x0c\n\x04peer\x18\x05 \x01(\t\"%\n\x0fRemoteDeparture\x12\x12\n\nsession_id\x18\x01 \x01(\t\"^\n\x12\x41\x64mitRemoteRequest\x12\x15\n\rconnection_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07refusal\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\"\x15\n\x13\x41\x64mitRemoteResponse*u\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_WAITING\x10\x01\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x02\x12\x18\n\x14MATCH_STATE_FINISHED\x10\x03\x32\xa8\x05\n\x07Matches\x12T\n\x0b\x43reateMatch\x12!.rummyarena.v1.CreateMatchRequest\x1a\".rummyarena.v1.CreateMatchResponse\x12L\n\nWatchMatch\x12 .rummyarena.v1.WatchMatchRequest\x1a\x1a.rummyarena.v1.MatchUpdate0\x01\x12K\n\x08GetMatch\x12\x1e.rummyarena.v1.GetMatchRequest\x1a\x1f.rummyarena.v1.GetMatchResponse\x12W\n\x0cReleaseMatch\x12\".rummyarena.v1.ReleaseMatchRequest\x1a#.rummyarena.v1.ReleaseMatchResponse\x12T\n\x0bOpenSession\x12!.rummyarena.v1.OpenSessionRequest\x1a\".rummyarena.v1.OpenSessionResponse\x12W\n\x0c\x43loseSession\x12\".rummyarena.v1.CloseSessionRequest\x1a#.rummyarena.v1.CloseSessionResponse\x12N\n\x0bWatchRemote\x12!.rummyarena.v1.WatchRemoteRequest\x1a\x1a.rummyarena.v1.RemoteEvent0\x01\x12T\n\x0b\x41\x64mitRemote\x12!.rummyarena.v1.AdmitRemoteRequest\x1a\".rummyarena.v1.AdmitRemoteResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19rummyarena/v1/match.proto\x12\rrummyarena.v1\x1a\x1arummyarena/v1/common.proto\x1a\x1arummyarena/v1/record.proto\"\xc7\x02\n\x12\x43reateMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12?\n\x07options\x18\x02 \x03(\x0b\x32..rummyarena.v1.CreateMatchRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12(\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x19.rummyarena.v1.ClockRules\x12\x10\n\x08match_id\x18\x06 \x01(\t\x12\x15\n\rseat_sessions\x18\x07 \x03(\t\x12\x13\n\x0bseat_faults\x18\x08 \x03(\t\x12\x0c\n\x04\x64\x65\x61l\x18\t \x01(\t\x1aJ\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.OptionValue:\x02\x38\x01\"7\n\x13\x43reateMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06tokens\x18\x02 \x03(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"j\n\x0bMatchUpdate\x12%\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.rummyarena.v1.EventH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResultH\x00\x42\x06\n\x04kind\"X\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\x12\x14\n\x0crecord_bytes\x18\x03 \x01(\x08\x12\x0f\n\x07release\x18\x04 \x01(\x08\"\xbb\x01\n\x10GetMatchResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12(\n\x05state\x18\x02 \x01(\x0e\x32\x19.rummyarena.v1.MatchState\x12*\n\x06result\x18\x03 \x01(\x0b\x32\x1a.rummyarena.v1.MatchResult\x12*\n\x06record\x18\x04 \x01(\x0b\x32\x1a.rummyarena.v1.MatchRecord\x12\x13\n\x0brecord_data\x18\x05 \x01(\x0c\"\'\n\x13ReleaseMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"(\n\x14ReleaseMatchResponse\x12\x10\n\x08released\x18\x01 \x01(\x08\"2\n\x12OpenSessionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06socket\x18\x02 \x01(\t\"6\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"9\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"&\n\x14\x43loseSessionResponse\x12\x0e\n\x06\x63losed\x18\x01 \x01(\x08\"\x14\n\x12WatchRemoteRequest\"\x8d\x01\n\x0bRemoteEvent\x12\x15\n\rconnection_id\x18\x01 \x01(\t\x12/\n\x07\x61rrived\x18\x02 \x01(\x0b\x32\x1c.rummyarena.v1.RemoteArrivalH\x00\x12.\n\x04left\x18\x03 \x01(\x0b\x32\x1e.rummyarena.v1.RemoteDepartureH\x00\x42\x06\n\x04kind\"X\n\rRemoteArrival\x12\x0f\n\x07\x61pi_key\x18\x01 \x01(\t\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\r\n\x05\x61gent\x18\x04 \x01(\t\x12\x0c\n\x04peer\x18\x05 \x01(\t\"%\n\x0fRemoteDeparture\x12\x12\n\nsession_id\x18\x01 \x01(\t\"^\n\x12\x41\x64mitRemoteRequest\x12\x15\n\rconnection_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0f\n\x07refusal\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\"\x15\n\x13\x41\x64mitRemoteResponse*u\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_WAITING\x10\x01\x12\x17\n\x13MATCH_STATE_RUNNING\x10\x02\x12\x18\n\x14MATCH_STATE_FINISHED\x10\x03\x32\xa8\x05\n\x07Matches\x12T\n\x0b\x43reateMatch\x12!.rummyarena.v1.CreateMatchRequest\x1a\".rummyarena.v1.CreateMatchResponse\x12L\n\nWatchMatch\x12 .rummyarena.v1.WatchMatchRequest\x1a\x1a.rummyarena.v1.MatchUpdate0\x01\x12K\n\x08GetMatch\x12\x1e.rummyarena.v1.GetMatchRequest\x1a\x1f.rummyarena.v1.GetMatchResponse\x12W\n\x0cReleaseMatch\x12\".rummyarena.v1.ReleaseMatchRequest\x1a#.rummyarena.v1.ReleaseMatchResponse\x12T\n\x0bOpenSession\x12!.rummyarena.v1.OpenSessionRequest\x1a\".rummyarena.v1.OpenSessionResponse\x12W\n\x0c\x43loseSession\x12\".rummyarena.v1.CloseSessionRequest\x1a#.rummyarena.v1.CloseSessionResponse\x12N\n\x0bWatchRemote\x12!.rummyarena.v1.WatchRemoteRequest\x1a\x1a.rummyarena.v1.RemoteEvent0\x01\x12T\n\x0b\x41\x64mitRemote\x12!.rummyarena.v1.AdmitRemoteRequest\x1a\".rummyarena.v1.AdmitRemoteResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,8 +35,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._loaded_options = None
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_MATCHSTATE']._serialized_start=1602
-  _globals['_MATCHSTATE']._serialized_end=1719
+  _globals['_MATCHSTATE']._serialized_start=1618
+  _globals['_MATCHSTATE']._serialized_end=1735
   _globals['_CREATEMATCHREQUEST']._serialized_start=101
   _globals['_CREATEMATCHREQUEST']._serialized_end=428
   _globals['_CREATEMATCHREQUEST_OPTIONSENTRY']._serialized_start=354
@@ -56,25 +56,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RELEASEMATCHRESPONSE']._serialized_start=955
   _globals['_RELEASEMATCHRESPONSE']._serialized_end=995
   _globals['_OPENSESSIONREQUEST']._serialized_start=997
-  _globals['_OPENSESSIONREQUEST']._serialized_end=1031
-  _globals['_OPENSESSIONRESPONSE']._serialized_start=1033
-  _globals['_OPENSESSIONRESPONSE']._serialized_end=1087
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1089
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=1146
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1148
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1186
-  _globals['_WATCHREMOTEREQUEST']._serialized_start=1188
-  _globals['_WATCHREMOTEREQUEST']._serialized_end=1208
-  _globals['_REMOTEEVENT']._serialized_start=1211
-  _globals['_REMOTEEVENT']._serialized_end=1352
-  _globals['_REMOTEARRIVAL']._serialized_start=1354
-  _globals['_REMOTEARRIVAL']._serialized_end=1442
-  _globals['_REMOTEDEPARTURE']._serialized_start=1444
-  _globals['_REMOTEDEPARTURE']._serialized_end=1481
-  _globals['_ADMITREMOTEREQUEST']._serialized_start=1483
-  _globals['_ADMITREMOTEREQUEST']._serialized_end=1577
-  _globals['_ADMITREMOTERESPONSE']._serialized_start=1579
-  _globals['_ADMITREMOTERESPONSE']._serialized_end=1600
-  _globals['_MATCHES']._serialized_start=1722
-  _globals['_MATCHES']._serialized_end=2402
+  _globals['_OPENSESSIONREQUEST']._serialized_end=1047
+  _globals['_OPENSESSIONRESPONSE']._serialized_start=1049
+  _globals['_OPENSESSIONRESPONSE']._serialized_end=1103
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1105
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=1162
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1164
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1202
+  _globals['_WATCHREMOTEREQUEST']._serialized_start=1204
+  _globals['_WATCHREMOTEREQUEST']._serialized_end=1224
+  _globals['_REMOTEEVENT']._serialized_start=1227
+  _globals['_REMOTEEVENT']._serialized_end=1368
+  _globals['_REMOTEARRIVAL']._serialized_start=1370
+  _globals['_REMOTEARRIVAL']._serialized_end=1458
+  _globals['_REMOTEDEPARTURE']._serialized_start=1460
+  _globals['_REMOTEDEPARTURE']._serialized_end=1497
+  _globals['_ADMITREMOTEREQUEST']._serialized_start=1499
+  _globals['_ADMITREMOTEREQUEST']._serialized_end=1593
+  _globals['_ADMITREMOTERESPONSE']._serialized_start=1595
+  _globals['_ADMITREMOTERESPONSE']._serialized_end=1616
+  _globals['_MATCHES']._serialized_start=1738
+  _globals['_MATCHES']._serialized_end=2418
 # @@protoc_insertion_point(module_scope)

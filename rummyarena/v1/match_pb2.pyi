@@ -110,10 +110,12 @@ class ReleaseMatchResponse(_message.Message):
     def __init__(self, released: _Optional[bool] = ...) -> None: ...
 
 class OpenSessionRequest(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "socket")
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    socket: str
+    def __init__(self, name: _Optional[str] = ..., socket: _Optional[str] = ...) -> None: ...
 
 class OpenSessionResponse(_message.Message):
     __slots__ = ("session_id", "key")
