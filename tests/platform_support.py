@@ -17,6 +17,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -196,3 +197,16 @@ def alive(pid: int) -> bool:
         return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return False
+
+
+def bot_folders(worker: int, name: str = "*") -> list[Path]:
+    """The files ``name`` in the unpacked bot folders of the pools of the worker ``worker``
+    and of its children: in its sandboxes' own file system (worker.stage), which the host
+    reaches through a process in its mount namespace, or in a folder of its pool's."""
+    temp = tempfile.gettempdir()
+    found = list(Path(temp).glob(f"arena-bots-{worker}-*/v*/{name}"))
+    for pid in descendants(worker) | {worker}:
+        inside = Path(f"/proc/{pid}/root{temp}")
+        with contextlib.suppress(OSError):
+            found += inside.glob(f"arena-stage-*/bots/pool-*/v*/{name}")
+    return found

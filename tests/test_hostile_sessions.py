@@ -56,7 +56,11 @@ def _own_sockets(worker: psutil.Process) -> dict[str, str]:
         args = process.cmdline()
         if SOCKET not in args or not args[0].endswith("bwrap"):
             continue
-        socket = args[args.index(SOCKET) - 1]
+        if process.parent().cmdline() == args:
+            continue  # bubblewrap's own child, in the sandbox (its root is the bot's)
+        # bubblewrap runs in the sandboxes' mount namespace (worker.stage): its root
+        # there is where the host reaches the socket it binds
+        socket = f"/proc/{process.pid}/root{args[args.index(SOCKET) - 1]}"
         given[socket] = _session_keys(process).pop()
     return given
 
@@ -139,7 +143,7 @@ def test_session_keys_are_on_no_command_line_and_no_other_user_reaches_a_session
     sockets = _own_sockets(worker)
     assert len(sockets) >= 2 and set(sockets.values()) == keys, (sockets, keys)
     assert socket_path not in sockets  # the referee's own socket is given to no bot
-    for (path, key), (_, other) in itertools.permutations(sockets.items(), 2):
+    for (path, _), (_, other) in itertools.permutations(sockets.items(), 2):
         refused = _serve(f"unix:{path}", bot_pb2.ServeRequest(key=other, agent="thief"))
         assert refused.code() is grpc.StatusCode.PERMISSION_DENIED, refused
         assert "serves one session alone" in str(refused.details())

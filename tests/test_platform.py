@@ -267,7 +267,8 @@ def test_worker_killed_mid_match_is_replayed_and_counted_once(platform_env: Plat
     final = env.store.match(match.id)
     assert final is not None and final.attempts == 2
     # the next worker's pool removed the folder the killed one could not
-    assert not list(Path(tempfile.gettempdir()).glob(f"arena-bots-{first.pid}-*"))
+    for left in ("arena-bots", "arena-stage"):  # its pool's and its sandboxes' folders
+        assert not list(Path(tempfile.gettempdir()).glob(f"{left}-{first.pid}-*"))
     with psycopg.connect(env.store.url) as conn:
         assert conn.execute("SELECT count(*) FROM match_records").fetchone() == (1,)
         assert conn.execute(

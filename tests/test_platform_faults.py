@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,7 +20,7 @@ import psutil
 import psycopg
 import pytest
 
-from tests.platform_support import EXAMPLES, PLATFORM_BOTS, ROOT, PlatformEnv
+from tests.platform_support import EXAMPLES, PLATFORM_BOTS, ROOT, PlatformEnv, bot_folders
 from tests.test_platform import _counted_once
 from worker import broker, host, tasks
 from worker.app import configure
@@ -301,7 +300,7 @@ def test_d6_bot_that_dies_only_after_its_join_time_forfeits_and_the_match_says_w
     try:
 
         def folder() -> Path | None:  # the bot's, in the worker's pool (tests run as root)
-            found = Path(tempfile.gettempdir()).glob(f"arena-bots-{worker.pid}-*/v*/{quitter.name}")
+            found = bot_folders(worker.pid, quitter.name)
             return next((path.parent for path in found), None)
 
         env.wait_for(lambda: folder() is not None, 120, "the bot's folder")

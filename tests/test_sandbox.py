@@ -11,7 +11,9 @@ import io
 import json
 import os
 import subprocess
+import sys
 import tarfile
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from referee import settings
 from worker import sandbox
 from worker.pool import BotPool
 from worker.referee_link import LocalReferee, RefereeLink
+from worker.stage import ROOT
 
 #: Limits small enough to reach quickly.
 LIMITS = sandbox.Limits(memory_mb=96, processes=24, cpu_s=20, file_mb=4, tmp_mb=8)
@@ -360,6 +363,43 @@ def test_a_bot_makes_no_namespace_of_its_own(pool: tuple[BotPool, Versions]) -> 
         spaces = {os.readlink(f"/proc/{p.pid}/ns/{kind}") for p in inside}
         assert len(spaces) == 1, (kind, spaces, found)
     assert found["unshare_program"][0] != 0, found
+
+
+def test_a_bots_mount_table_names_no_folder_of_the_host(
+    pool: tuple[BotPool, Versions],
+) -> None:
+    """docs/sandbox.md, "A file system of its own": what a bot reads in its mount table
+    (here read from outside, as root, in ``/proc/PID/mountinfo``) names no folder of the
+    host's but the system's (``/usr``, files of ``/etc``) and the interpreter's: its code,
+    socket and runtime come from the sandboxes' tmpfs, by their paths in it."""
+    bots, versions = pool
+    version = versions.add("import time\nprint('{}', flush=True)\ntime.sleep(600)\n")
+    bots.session(version)
+    report_of(bots, version)
+    (sandbox_pid,) = bots.pids()
+    inside = psutil.Process(sandbox_pid).children(recursive=True)
+    table = Path(f"/proc/{inside[-1].pid}/mountinfo").read_text().splitlines()
+    interpreter = set(sandbox._interpreter_paths())
+    host = (str(ROOT), os.path.realpath(sys.prefix), f"{tempfile.gettempdir()}/arena-")
+    staged = set()
+    for line in table:
+        fields, after = line.split(" - ")
+        root, point = fields.split()[3:5]
+        kind, source = after.split()[:2]
+        for path in (root, point):
+            assert not any(path.startswith(h) for h in host), line
+            assert str(os.getpid()) not in path, line  # the worker's pid
+        if source == "arena-stage":
+            staged.add(point)
+            assert root.split("/")[1] in ("python", "proto", "node", "bots", "sockets"), line
+        elif kind not in ("tmpfs", "proc", "devtmpfs", "devpts"):  # a folder of the host's
+            system = (root == point and root.startswith(("/usr/", "/etc/"))) or root == "/usr"
+            assert (
+                system
+                or (root in interpreter and point == root)
+                or (point == "/etc/localtime" and root.startswith("/usr/share/zoneinfo/"))
+            ), line
+    assert {sandbox.CODE, sandbox.SOCKET, sandbox.PYTHON_PACKAGES, sandbox.PROTO} <= staged
 
 
 NODE_PROBE = """

@@ -37,11 +37,11 @@ from typing import Protocol
 
 import psutil
 
-from worker import archive, cgroups, metrics, syscalls
+from worker import archive, cgroups, metrics, stage, syscalls
 from worker.archive import ArchiveError
 from worker.children import stop_group
 from worker.referee_link import RefereeLink
-from worker.sandbox import HOST_NODE, PATH, Sandbox, bot_environment
+from worker.sandbox import BOT_RUN, HOST_NODE, PATH, PYTHON, Sandbox, bot_environment
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def _runnable(program: str, folder: Path) -> bool:
         candidates = [Path(d) / program for d in PATH.split(":")]
     for path in candidates:
         try:
-            if path.is_file() and path.resolve().stat().st_mode & 0o001:
+            if path.is_file() and path.stat().st_mode & 0o001:  # not resolved: /proc/PID/root
                 return True
         except OSError:
             continue
@@ -259,7 +259,17 @@ class BotPool:
         remove_orphaned_folders(root)
         if self.sandbox.cgroup_root is not None:
             remove_orphaned_groups(self.sandbox.cgroup_root)
-        self.root = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-", dir=root))
+        # a sandboxed bot's folder, and its socket, come from the sandboxes' own file system
+        self.stage = stage.get() if self.sandbox.on else None
+        # the worker's pid names what a killed worker leaves (its folder, its cgroups),
+        # but not the folders in the stage, which go with it: they are named in the
+        # bots' mount tables
+        prefix = f"{FOLDER_PREFIX}{os.getpid()}-"
+        self.group_prefix = prefix
+        if self.stage is not None:
+            root, prefix = self.stage.bots(), "pool-"
+        self.root = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+        self.group_prefix += self.root.name.removeprefix(prefix)
         self.idle_s = idle_s
         self._bots: dict[tuple[int, int], BotProcess] = {}  # by (version, number)
         self.starts = 0  # processes started, ever (the bench reports it)
@@ -441,7 +451,9 @@ class BotPool:
         if not command:
             raise BotStartError(f"bot {label} has no command in its manifest")
         if command[0] in ("python", "python3"):
-            command[0] = sys.executable
+            command[0] = PYTHON if self.sandbox.on else sys.executable
+            if command[1:5] == ["-m", "arena", "bot", "run"]:  # a bot of a single file
+                command[1:3] = BOT_RUN
         self.starts += 1
         folder = self.root / f"v{version_id}-{self.starts}"
         folder.mkdir()
@@ -462,23 +474,22 @@ class BotPool:
             )
         sandboxed = self.sandbox.on
         socket = ""
-        if sandboxed:
+        if self.stage is not None:
             if self.referee.socket is None:
                 shutil.rmtree(folder, ignore_errors=True)
                 raise RuntimeError("the sandbox needs a referee with a Unix socket")
-            # a socket of the session's own, beside the referee's, serving it alone
-            socket = str(Path(self.referee.socket).parent / f"{self.root.name}-{folder.name}.sock")
+            socket = str(self.stage.socket())  # the session's own, which serves it alone
         session_id, key = self.referee.open_session(label, socket)
         env = bot_environment(key, label, sandboxed=sandboxed, address=self.referee.address)
         group = None
         argv = command
         syscalls_fd: int | None = None
-        if sandboxed:
+        if self.stage is not None:
             cgroup_root = self.sandbox.cgroup_root
             if cgroup_root is not None:
                 limits = self.sandbox.limits
                 group = cgroup_root.group(
-                    f"{self.root.name}-{folder.name}",
+                    f"{self.group_prefix}-{folder.name}",
                     memory_mb=limits.memory_mb,
                     processes=limits.processes,
                 )
@@ -487,6 +498,7 @@ class BotPool:
                 command,
                 folder,
                 socket,
+                stage=self.stage,
                 uid=self.sandbox.uid_of(version_id),
                 syscalls_fd=syscalls_fd,
                 cgroup=group,

@@ -5,11 +5,14 @@ package, or the system's), in namespaces of its own:
 
 - **network**: loopback only; it reaches its referee through the Unix socket bound at
   :data:`SOCKET` (abstract sockets do not cross network namespaces, socket files do);
-- **filesystem**: an empty root with the system's programs and libraries, the Python
-  the bots run on and the SDK read-only, the protocol's ``.proto`` files at
-  :data:`PROTO` and the Node.js runtime at :data:`NODE` read-only, its code read-only
-  at :data:`CODE`, a private ``/tmp`` and home of bounded size; nothing of the
-  worker's ``ARENA_HOME``, of other bots' folders or of the referee's secret;
+- **filesystem**: an empty root with the system's programs and libraries and the
+  interpreter the bots' Python runs on, read-only; from the sandboxes' own file system
+  (:mod:`worker.stage`), read-only: the bots' Python packages at
+  :data:`PYTHON_PACKAGES`, the protocol's ``.proto`` files at :data:`PROTO`, the
+  Node.js runtime at :data:`NODE` and its code at :data:`CODE`; a private ``/tmp``
+  and home of bounded size; nothing of the worker's ``ARENA_HOME``, its virtual
+  environment, other bots' folders or the referee's secret, and no host path in its
+  mount table but the system's and the interpreter's;
 - **processes**: its own PID namespace (``/proc`` shows its own processes only), a
   user of its own with no capabilities (an unprivileged uid when the worker runs as
   root; the worker's own, in a user namespace, otherwise), and no new privileges;
@@ -38,6 +41,7 @@ from pathlib import Path
 from typing import Literal
 
 from worker import cgroups, syscalls
+from worker.stage import Stage
 
 #: Where a sandboxed bot finds its code, its referee's socket, its home and ``/tmp``.
 CODE = "/bot"
@@ -133,24 +137,28 @@ def bot_environment(
     }
     if sandboxed:
         env["PWD"] = CODE  # the folder it starts in (bubblewrap sets it)
+        env["PYTHONPATH"] = PYTHON_PACKAGES  # the SDK and its packages
     return env
 
 
-def _python_paths() -> list[str]:
-    """What the bots' Python needs read-only: this interpreter's installation, its
-    virtual environment, and the folders of the platform's packages (the SDK, and
-    ``arena bot run``, which starts a bot of a single file; an editable install keeps
-    them outside the environment). Code only: the platform's data is elsewhere."""
-    import arena
-    import bots
-    import referee
-    import rummyarena
-    import worker
+#: Where a sandboxed bot's Python finds the platform's packages (the SDK, ``arena bot
+#: run`` and what they import: a copy in the stage, :mod:`worker.stage`).
+PYTHON_PACKAGES = "/opt/arena/python"
+#: The interpreter sandboxed Python bots run on: this one's, outside any virtual
+#: environment (the packages come from :data:`PYTHON_PACKAGES`).
+PYTHON = os.path.realpath(sys.executable)
 
-    paths = {sys.base_prefix, sys.prefix, str(Path(sys.executable).resolve().parent)}
-    for package in (arena, bots, referee, rummyarena, worker):
-        paths.update(str(Path(p).resolve()) for p in package.__path__)
-    return sorted(paths)
+#: ``python -m arena bot run FILE``, a single-file bot's stored command, runs as
+#: ``python -m arena.commands.bot_run bot run FILE``: the same command alone, which
+#: imports the SDK's side of the platform and not the rest of the command line.
+BOT_RUN = ["-m", "arena.commands.bot_run"]
+
+
+def _interpreter_paths() -> list[str]:
+    """The interpreter's installation, bound read-only at its own path when it is not
+    the system's (``/usr``, bound already): pyenv's, say."""
+    paths = {os.path.realpath(sys.base_prefix), str(Path(PYTHON).parent.parent)}
+    return sorted(p for p in paths if not Path(p).is_relative_to("/usr"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,12 +197,15 @@ class Sandbox:
         folder: Path,
         socket: str,
         *,
+        stage: Stage,
         uid: int | None,
         syscalls_fd: int,
         cgroup: cgroups.Group | None = None,
     ) -> list[str]:
         """The command that runs ``argv`` confined: the bot's code ``folder`` read-only
-        at :data:`CODE`, the referee's ``socket`` at :data:`SOCKET`, as ``uid`` (None: the
+        at :data:`CODE`, its session's ``socket`` at :data:`SOCKET` (both in ``stage``,
+        whose copies of the runtime it is given too: nothing else of the host's but the
+        system and the interpreter), as ``uid`` (None: the
         worker's own uid in a user namespace), under the system-call filter read from
         ``syscalls_fd`` (:func:`worker.syscalls.program_fd`, which the command must be
         started with: ``pass_fds``), in ``cgroup`` when given. It holds no
@@ -255,7 +266,7 @@ class Sandbox:
             "/run/arena",
         ]
         made: set[str] = {"/"}
-        for path in _python_paths():
+        for path in _interpreter_paths():
             for parent in reversed(Path(path).parents):  # others may pass (bwrap makes 0700)
                 if str(parent) not in made:
                     box += ["--perms", "0755", "--dir", str(parent)]
@@ -264,9 +275,14 @@ class Sandbox:
         for opt in ("/opt", "/opt/arena"):
             if opt not in made:
                 box += ["--perms", "0755", "--dir", opt]
-        # the protocol and the Node.js runtime (absent when npm was not there to install it)
-        box += ["--ro-bind-try", str(HOST_PROTO), PROTO, "--ro-bind-try", str(HOST_NODE), NODE]
-        box += ["--ro-bind", str(folder), CODE, "--bind", socket, SOCKET, "--chdir", CODE]
+        # the stage's copies: the packages, the protocol, the Node.js runtime (absent
+        # when npm was not there to install it), the bot's folder and its socket
+        runtime = stage.inner
+        box += ["--ro-bind", str(runtime / "python"), PYTHON_PACKAGES]
+        box += ["--ro-bind", str(runtime / "proto"), PROTO]
+        box += ["--ro-bind-try", str(runtime / "node"), NODE]
+        box += ["--ro-bind", stage.inside(folder), CODE]
+        box += ["--bind", stage.inside(socket), SOCKET, "--chdir", CODE]
         box += ["--seccomp", str(syscalls_fd)]  # installed just before the command runs
         if uid is None:
             box += ["--unshare-user", "--disable-userns"]
@@ -290,7 +306,7 @@ class Sandbox:
             "--core=0",
             "--",
         ]
-        command = [*rlimits, *box, "--", *drop, *argv]
+        command = [*rlimits, *stage.enter, *box, "--", *drop, *argv]
         if cgroup is not None:
             command = cgroup.enter_command(command)
         return command
