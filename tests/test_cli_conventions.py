@@ -70,6 +70,7 @@ REPORTING = (
     "arena bench referee",
     "arena bench ceiling",
     "arena bench sample",
+    "arena bench admission",
     "arena bench sandbox",
     "arena bench scale",
     "arena bench store",

@@ -297,3 +297,20 @@ def test_a_genuine_remote_bot_is_admitted_during_a_flood_of_made_up_keys(
     # every made-up key was refused: as unknown, or at once for its address's queue
     assert set(ended) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, ended
     assert ended["UNAUTHENTICATED"] > 0, ended
+
+
+def test_bench_admission_times_a_genuine_bot_alone_and_during_both_floods(
+    platform_env: PlatformEnv,
+) -> None:
+    """``arena bench admission`` (docs/performance.md, "Admission during a flood"): every
+    dial of the genuine bot is admitted in each condition, and each flood was refused
+    (unknown keys, or their address's full queue; API keys on a bot's socket)."""
+    done = platform_env.arena("bench", "admission", "--dials", "3", "--flood", "20", "--json")
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    for condition in ("alone", "key_flood", "socket_flood"):
+        assert len(figures[f"{condition}_ms"]) == 3, figures
+        assert figures[f"{condition}_median_ms"] > 0, figures
+    assert set(figures["key_flood_refusals"]) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}
+    assert figures["key_flood_refusals"].get("UNAUTHENTICATED", 0) > 0, figures
+    assert figures["socket_flood_refusals"].get("PERMISSION_DENIED", 0) > 0, figures

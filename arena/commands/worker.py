@@ -78,6 +78,20 @@ def register(sub: Any, bench_sub: Any) -> None:
     bench.add_argument("--matches", type=int, default=20, help="matches per round (default 20)")
     json_argument(bench, "the figures")
     bench.set_defaults(func=cmd_bench_sandbox)
+    admission = add_command(
+        bench_sub,
+        "admission",
+        help="how long a genuine remote bot waits to be admitted, alone and during floods",
+        examples=examples("arena bench admission", "arena bench admission --flood 300 --json"),
+    )
+    admission.add_argument(
+        "--dials", type=int, default=15, help="timed admissions per condition (default 15)"
+    )
+    admission.add_argument(
+        "--flood", type=int, default=300, help="streams of each flood (default 300)"
+    )
+    json_argument(admission, "the figures")
+    admission.set_defaults(func=cmd_bench_admission)
     s = add_command(
         sub,
         "scheduler",
@@ -239,6 +253,48 @@ def cmd_scheduler(args: argparse.Namespace) -> int:
                 "--loglevel",
                 args.loglevel,
             ]
+        )
+    return 0
+
+
+def cmd_bench_admission(args: argparse.Namespace) -> int:
+    """Time a genuine remote bot's admission alone and during floods; print the figures."""
+    import json
+
+    from arena.bench.admission import bench_admission
+    from worker import broker
+    from worker.sandbox import SandboxUnavailable
+
+    if args.dials < 1 or args.flood < 1:
+        raise CommandError("--dials and --flood must be at least 1")
+    try:
+        with store_errors(), local_database() as url, broker.redis_url() as redis_url:
+            figures = bench_admission(url, redis_url, dials=args.dials, flood=args.flood)
+    except SandboxUnavailable as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        print(json.dumps(figures.as_dict(), indent=2))
+        return 0
+    alone = figures.median("alone")
+    print(
+        f"admission of a genuine remote bot (TCP, TLS, Serve to its session's headers): "
+        f"medians of {figures.dials} dials"
+    )
+    for condition, label, refusals in (
+        ("alone", "no one else dialling", {}),
+        ("key_flood", f"{figures.flood} streams of made-up keys", figures.key_flood_refusals),
+        (
+            "socket_flood",
+            f"{figures.flood} streams on a bot's socket",
+            figures.socket_flood_refusals,
+        ),
+    ):
+        times = getattr(figures, f"{condition}_ms")
+        answered = ", ".join(f"{n:,} {code}" for code, n in sorted(refusals.items()))
+        print(
+            f"  {label:<40} {figures.median(condition):>7.1f} ms  (max {max(times):.1f} ms, "
+            f"{figures.median(condition) / alone:.2f}x alone)"
+            + (f"   flood answered: {answered}" if answered else "")
         )
     return 0
 
