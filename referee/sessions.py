@@ -238,11 +238,16 @@ def source_of(peer: str) -> str:
     kind, _, rest = peer.partition(":")
     if kind not in ("ipv4", "ipv6"):
         return peer
-    host = unquote(rest).rsplit(":", 1)[0].strip("[]").split("%", 1)[0]
+    return source_of_address(unquote(rest).rsplit(":", 1)[0].strip("[]"), peer)
+
+
+def source_of_address(host: str, default: str = "") -> str:
+    """:func:`source_of` an address alone (``2001:db8::1``, ``192.0.2.7``): ``default``
+    (else ``host``) when it is none."""
     try:
-        address = ipaddress.ip_address(host)
+        address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
-        return peer
+        return default or host
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -258,3 +259,72 @@ def test_a_stream_waits_a_bounded_time_for_its_match_to_start(
     assert text.startswith(": waiting")
     assert text.rstrip().endswith('"state": "queued"}')
     assert "event: unavailable" in text and "live view is unavailable" in text
+
+
+def test_a_flood_of_live_streams_from_many_addresses_is_held_at_the_bounds(
+    platform_env: PlatformEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/viewer.md, "Live": six addresses each open one stream more than their
+    bound while a real match plays on a real worker; the app holds no more than its
+    total of streams (each a WatchMatch stream on the referee), refuses the rest with
+    429 or 503, every other page answers, and once the flood is gone a viewer follows
+    the match to its end."""
+    env = platform_env
+    redis_url = use_platform(env, monkeypatch)
+    total = 8
+    monkeypatch.setattr(web_app, "LIVE_STREAMS", total)
+    per_client = web_app.LIVE_STREAMS_PER_CLIENT
+    slow = env.submit(PLATFORM_BOTS / "slow_bot.py", "slow", "hollywood-gin")
+    rnd = env.submit(EXAMPLES / "random_bot.py", "random", "hollywood-gin")
+    match = env.store.create_match("hollywood-gin", [slow, rnd], options={"max_hands": 8}, seed=5)
+    env.start_worker(concurrency=1)
+    configure(redis_url, env.env[broker.REDIS_PREFIX_ENV])
+    tasks.play_match.delay(match.id)
+    env.wait_for(lambda: env.store.live_location(match.id) is not None, 90, "the match to run")
+    answered: Counter[int] = Counter()
+    with served(create_app(env.store, redis_url=redis_url)) as port:
+        url = f"http://127.0.0.1:{port}/matches/{match.id}/live/events"
+        with contextlib.ExitStack() as flood, httpx.Client(timeout=10) as viewer:
+            reading = []  # kept: a body iterator let go closes its connection
+            for n in range(2, 8):  # 127.0.0.2 to 127.0.0.7: six clients
+                transport = httpx.HTTPTransport(local_address=f"127.0.0.{n}")
+                client = flood.enter_context(httpx.Client(transport=transport, timeout=10))
+                for _ in range(per_client + 1):
+                    stream = flood.enter_context(client.stream("GET", url))
+                    answered[stream.status_code] += 1
+                    if stream.status_code == 200:
+                        reading.append(stream.iter_text())
+                        assert "event: event" in next(reading[-1])  # it follows the match
+                    else:
+                        assert "Retry-After" in stream.headers
+            # the first two clients filled the app's streams, each to its own bound
+            assert answered == {200: total, 429: 2, 503: (6 - 2) * (per_client + 1)}, answered
+            full = viewer.get(url)
+            assert full.status_code == 503 and "the live view is full" in full.text
+            assert viewer.get(f"http://127.0.0.1:{port}/matches").status_code == 200
+            live_page = viewer.get(f"http://127.0.0.1:{port}/matches/{match.id}/live")
+            assert live_page.status_code == 200  # the page; its stream waits for a place
+        # the flood's streams are closed: their places are free, and a viewer follows
+        deadline = time.monotonic() + 10
+        while (followed := viewer_text(url)) is None:
+            assert time.monotonic() < deadline, "closed streams kept their places"
+            time.sleep(0.1)
+    assert followed.count("event: event") > 10, followed[:2000] + env.worker_log()
+    assert 'event: end\ndata: {"state": "done"}' in followed, followed[-500:]
+
+
+def viewer_text(url: str) -> str | None:
+    """The whole live stream at ``url`` (None: refused, for now)."""
+    with httpx.Client(timeout=120) as http:
+        done = http.get(url)
+    return done.text if done.status_code == 200 else None
+
+
+def test_a_client_is_its_ipv4_address_or_its_ipv6_64() -> None:
+    """The live view's bound per client counts as the referee's per-source queue does."""
+    from referee.sessions import source_of_address
+
+    assert source_of_address("192.0.2.7") == "192.0.2.7"
+    assert source_of_address("::ffff:192.0.2.7") == "192.0.2.7"
+    assert source_of_address("2001:db8:1:2::1") == source_of_address("2001:db8:1:2:ffff::9")
+    assert source_of_address("2001:db8:1:2::1") != source_of_address("2001:db8:1:3::1")

@@ -100,8 +100,12 @@ DECISION_MATCHES = 50
 #: worker that has not yet said where it plays), in seconds; then it says the live view
 #: is unavailable and ends (docs/viewer.md).
 LIVE_WAIT_S = 600.0
-#: Live streams one client address may hold open at once; one more is answered 429.
+#: Live streams one client may hold open at once (an IPv4 address, an IPv6 /64, as the
+#: referee counts a source); one more is answered 429.
 LIVE_STREAMS_PER_CLIENT = 4
+#: Live streams the app holds open at once, from everyone: each is a WatchMatch stream
+#: on a referee; one more is answered 503.
+LIVE_STREAMS = 256
 #: How often a waiting live stream looks at the match again, in seconds.
 LIVE_POLL_S = 1.0
 #: How often, at most, the stream of a match of a duplicate deal looks whether another
@@ -217,7 +221,8 @@ class Viewer:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.env = _env()
-        #: Live streams open now, by client address (the event loop's alone: no lock).
+        #: Live streams open now, by client (:func:`referee.sessions.source_of_address`;
+        #: the event loop's alone: no lock).
         self.streams: Counter[str] = Counter()
         self.replay_slots = threading.BoundedSemaphore(REPLAY_SLOTS)
 
@@ -530,13 +535,23 @@ class Viewer:
         its duplicate deal is queued or running."""
         from starlette.concurrency import run_in_threadpool
 
+        from referee.sessions import source_of_address
+
         match_id = request.path_params["id"]
-        client = request.client.host if request.client is not None else ""
+        client = source_of_address(request.client.host) if request.client is not None else ""
+        retry = {"Retry-After": str(round(LIVE_POLL_S * 10))}
         if self.streams[client] >= LIVE_STREAMS_PER_CLIENT:
             return PlainTextResponse(
                 f"at most {LIVE_STREAMS_PER_CLIENT} live streams at once from one address",
                 status_code=429,
-                headers={"Retry-After": str(round(LIVE_POLL_S * 10))},
+                headers=retry,
+            )
+        if self.streams.total() >= LIVE_STREAMS:
+            return PlainTextResponse(
+                f"the live view is full: at most {LIVE_STREAMS} live streams at once; the "
+                "replay shows every finished match",
+                status_code=503,
+                headers=retry,
             )
         if await run_in_threadpool(pages.held, self.store, self.actor, match_id):
             raise pages.held_live(match_id)
