@@ -268,3 +268,48 @@ def test_users_and_their_keys_are_managed_remotely_as_on_the_platform(
     theirs = bob_again("user", "key", "revoke", anns[0].prefix)
     assert theirs.returncode == 2 and "may not" in theirs.stderr, theirs.stderr
     assert not (tmp_path / "nothing-here").exists()  # no store was made on this machine
+
+
+def test_a_platform_with_no_worker_says_so_to_its_operator_and_to_a_user_who_waits(
+    platform_env: PlatformEnv, tmp_path: Path
+) -> None:
+    """``arena web`` with no worker running warns at start, and a remote ``arena bot
+    submit --wait`` says at once that nothing will qualify it until a worker runs
+    (``GET /api/v1/playing``), where it used to wait in silence."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "web", "--port", "0"],
+        env=platform_env.env,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    waiting = None
+    try:
+        assert process.stderr is not None
+        found = re.search(r"http://127\.0\.0\.1:\d+", process.stderr.readline())
+        assert found is not None
+        assert "no worker of the platform answers" in process.stderr.readline()
+        key = platform_env.user("ann")
+        _, remote = _both(platform_env, found.group(0), key, tmp_path)
+        waiting = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "arena", "bot", "submit", RANDOM),
+                *("--name", "annbot", "--game", GAME, "--wait"),
+            ],
+            env=remote.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert waiting.stderr is not None
+        said = waiting.stderr.readline()
+        assert said.startswith("annbot@v1: no worker of the platform answers"), said
+        assert "its operator starts `arena worker`" in said
+        assert waiting.poll() is None  # and it goes on waiting
+    finally:
+        for running in (waiting, process):
+            if running is not None:
+                running.terminate()
+                running.wait(20)

@@ -530,6 +530,14 @@ def create_api(
     def platform_status(actor: Who) -> dict[str, Any]:
         return status.status(store, actor, probe)
 
+    @api.get(
+        "/playing",
+        summary="Whether the platform plays now: how many workers answer",
+        response_model=status.Playing,
+    )
+    def platform_playing(actor: Who) -> status.Playing:
+        return status.playing(probe)
+
     # -- users and keys -----------------------------------------------------------------------
 
     @api.get("/users", summary="Every user (operators)")

@@ -49,6 +49,34 @@ def broker_probe(redis_url: str, timeout_s: float = 1.0) -> Probe:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Playing:
+    """Whether the platform plays now: how many workers answer (None: it cannot tell,
+    and ``said`` says why), and a line for a user who waits on it."""
+
+    workers: int | None
+    said: str
+
+
+#: What a user waiting on a platform with no worker is told.
+NO_WORKER = (
+    "no worker of the platform answers: nothing is qualified or played until one runs "
+    "(its operator starts `arena worker`)"
+)
+
+
+def playing(probe: Probe | None) -> Playing:
+    """How many workers answer now (anyone may ask: the status's count, without the
+    rest, which is the operators')."""
+    if probe is None:
+        return Playing(None, "this process has no broker to ask (ARENA_REDIS_URL)")
+    try:
+        count = len(probe.workers())
+    except Exception as exc:  # the broker is away
+        return Playing(None, f"the platform's broker does not answer: {type(exc).__name__}")
+    return Playing(count, NO_WORKER if count == 0 else f"{count} worker(s) answer")
+
+
 def status(store: Store, actor: Actor, probe: Probe | None) -> dict[str, Any]:
     """The platform's status as JSON-ready values (operators only)."""
     require(actor, Action.STATUS, what="see the platform's status")

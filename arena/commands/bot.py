@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import os
+import sys
 import time
 import tomllib
 from dataclasses import dataclass
@@ -459,7 +460,15 @@ def _qualify_here(store: Store, version_id: int) -> None:
 def _wait_qualified(platform: Any, name: str, done: dict[str, Any]) -> dict[str, Any]:
     """The submitted version as the platform shows it once its qualification is decided."""
     deadline = time.monotonic() + WAIT_S
+    told, asked = "", 0.0
     while time.monotonic() < deadline:
+        if time.monotonic() >= asked:  # whether anything will qualify it: said when it changes
+            asked = time.monotonic() + PLAYING_EVERY_S
+            playing = platform.get("/playing")
+            line = playing["said"] if playing["workers"] == 0 else ""
+            if line != told:
+                print(f"{done['label']}: {line or 'a worker answers now'}", file=sys.stderr)
+                told = line
         time.sleep(1.0)
         shown = platform.get(f"/bots/{quote(name, safe='')}")
         version = next(v for v in shown["versions"] if v["version"] == done["version"])
@@ -502,6 +511,8 @@ def _print_submitted(done: dict[str, Any], *, json_out: bool, stored_said: bool 
 
 #: How long ``arena bot submit --wait`` waits for a qualification (seconds).
 WAIT_S = 900.0
+#: How often it asks whether the platform's workers answer (seconds).
+PLAYING_EVERY_S = 30.0
 #: What each qualification means for the version, as ``arena bot submit`` and ``show`` say it.
 QUALIFICATION_SAID = {
     "exempt": "exempt from qualification (an operator's): it plays",

@@ -9,6 +9,7 @@ import logging
 import signal
 import socket
 import sys
+import threading
 from typing import Any
 
 from arena.cli import CommandError
@@ -101,8 +102,19 @@ def cmd_web(args: argparse.Namespace) -> int:
             logging.getLogger("arena.web").info("%s", opening)
         else:
             print(f"arena web: {opening}", file=sys.stderr)
+        threading.Thread(target=_say_if_nothing_plays, args=(redis_url,), daemon=True).start()
         uvicorn.Server(config).run(sockets=[listener])
     return 0
+
+
+def _say_if_nothing_plays(redis_url: str) -> None:
+    """Warn, once, when no worker answers: the pages and the API work, but nothing a
+    user submits or creates is qualified or played until one runs."""
+    from arena.app import status
+
+    playing = status.playing(status.broker_probe(redis_url))
+    if playing.workers == 0:
+        logging.getLogger("arena.web").warning("%s", playing.said)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
