@@ -201,6 +201,7 @@ NOT_RUN: dict[str, str] = {
     "arena ladder stop": "stops a running ladder",
     "arena worker": "a server: runs until stopped",
     "arena web": "a server: runs until stopped",
+    "arena up": "a platform: runs until stopped (tests/test_up.py runs it)",
     "arena replay": "needs a played match in the store",
     "arena export": "needs a played match in the store",
     "arena analyse": "needs a played match in the store (tests/test_analysis.py analyses one "
