@@ -26,7 +26,7 @@ from arena.app.errors import (
     RateLimited,
     Unauthorized,
 )
-from arena.cli import ServerUnavailable
+from arena.errors import ServerUnavailable
 from referee import settings
 
 #: Where ``arena login`` keeps the platform's address and the key (readable by its owner).

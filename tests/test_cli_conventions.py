@@ -451,3 +451,51 @@ def test_replay_and_export_name_a_missing_match(
     for command in ("replay", "export"):
         assert main([command, "424242"]) == 2
         assert capsys.readouterr().err == f"arena {command}: there is no match 424242\n"
+
+
+def test_the_command_table_says_what_each_module_adds() -> None:
+    """``arena.cli.COMMANDS`` and ``BENCH``, from which ``arena --help`` is made without
+    loading a command's module, name every command and bench target that each module of
+    ``arena.commands`` adds, with its help line."""
+    import importlib
+    import pkgutil
+
+    import arena.commands
+    from arena.cli import BENCH, COMMANDS
+
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    targets: dict[str, tuple[str, str]] = {}
+    for info in sorted(pkgutil.iter_modules(arena.commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"arena.commands.{info.name}")
+        sub = argparse.ArgumentParser().add_subparsers()
+        bench_sub = argparse.ArgumentParser().add_subparsers()
+        module.register(sub, bench_sub)
+        for action in sub._choices_actions:
+            line, modules = found.get(action.dest, (str(action.help), ()))
+            found[action.dest] = (line, (*modules, info.name))
+        for action in bench_sub._choices_actions:
+            targets[action.dest] = (str(action.help), info.name)
+    assert found == COMMANDS
+    assert targets == BENCH
+
+
+def test_arena_help_loads_no_command_module() -> None:
+    """``arena --help`` (and a command's own parse) loads only what it names."""
+    script = (
+        "import sys\n"
+        "from arena.cli import build_parser\n"
+        "build_parser(['--help'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('arena.commands.')))\n"
+        "print('psycopg' in sys.modules)\n"
+        "build_parser(['bot', 'list'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('arena.commands.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    first, store, then = done.stdout.splitlines()
+    assert first == "[]" and store == "False", done.stdout  # nor the store's driver
+    assert {"arena.commands.bot", "arena.commands.bot_check", "arena.commands.bot_run"} <= set(
+        eval(then)
+    )
+    assert "arena.commands.worker" not in then and "arena.commands.web" not in then

@@ -124,6 +124,7 @@ def _json_matches(out: str) -> None:
 
 #: The commands run here, by their text in the docs.
 RUN: dict[str, Run] = {
+    "arena --help": Run("every command's name and help line"),
     "arena sheet --seed 7": Run("one Hollywood Gin match in-process prints its score sheet"),
     "arena play bots/examples/random_bot.py bots/examples/heuristic_bot.py --games 10": Run(
         "local matches between the example bots (2 games instead of 10)",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import CommandError
 from arena.commands.bot_run import load_bot
+from arena.errors import CommandError
 from bots.examples.heuristic_bot import HeuristicBot
 from bots.examples.minimal_bot import MinimalBot
 from bots.examples.random_bot import RandomBot

@@ -8,8 +8,8 @@ import argparse
 import json
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument, print_table
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

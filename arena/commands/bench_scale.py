@@ -7,9 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument, print_table
 from arena.commands.db import store_errors
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

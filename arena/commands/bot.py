@@ -24,7 +24,6 @@ from urllib.parse import quote
 from arena.app import bots as app_bots
 from arena.app import reads
 from arena.app.actors import local_actor
-from arena.cli import CommandError
 from arena.commands import (
     add_command,
     arena_command,
@@ -37,6 +36,7 @@ from arena.commands import (
     print_table,
 )
 from arena.commands.db import with_store
+from arena.errors import CommandError
 from arena.remote import remote
 from worker import archive
 from worker.archive import Member

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from arena.app import bots as app_bots
 from arena.app.errors import Invalid
-from arena.cli import CommandError
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument
 from arena.commands.bot import package, print_report
 from arena.commands.deal_option import check_deal, read_deal
+from arena.errors import CommandError
 
 if TYPE_CHECKING:
     from worker.qualify import ChosenDeal

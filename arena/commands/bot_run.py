@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError, ServerUnavailable
 from arena.commands import (
     add_command,
     bot_actions,
@@ -24,6 +23,7 @@ from arena.commands import (
     place,
 )
 from arena.commands.standalone import run_alone
+from arena.errors import CommandError, ServerUnavailable
 from referee import settings
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli import CommandError, ServerUnavailable
 from arena.commands import add_command, examples, json_argument, print_table
+from arena.errors import CommandError, ServerUnavailable
 from referee import settings
 from worker import broker, db
 from worker.ratings import NoFiniteFit

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

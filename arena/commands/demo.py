@@ -10,8 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, arena_command, examples
+from arena.errors import CommandError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 #: The example bots entered in every game: (name prefix, file).

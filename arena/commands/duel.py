@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from arena.cli import CommandError
 from arena.commands import (
     add_command,
     arena_command,
@@ -24,6 +23,7 @@ from arena.commands import (
     option_argument,
 )
 from arena.commands.engine import game_options
+from arena.errors import CommandError
 from arena.remote import remote
 
 if TYPE_CHECKING:

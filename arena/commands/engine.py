@@ -12,7 +12,6 @@ from rich.table import Table
 
 from arena import golden
 from arena.bench.engine import bench_engine
-from arena.cli import CommandError
 from arena.commands import (
     add_command,
     examples,
@@ -21,6 +20,7 @@ from arena.commands import (
     option_argument,
     print_table,
 )
+from arena.errors import CommandError
 from bots.policies import gin_greedy, gin_patient, play_match
 from referee.engine import OptionsError
 from referee.games import get_game, new_match

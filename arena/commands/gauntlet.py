@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument
 from arena.commands.tournament import create_command, schedule_arguments
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

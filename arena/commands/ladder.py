@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 from arena.app import ladders
 from arena.app.actors import local_actor
-from arena.cli import CommandError
 from arena.commands import (
     add_command,
     examples,
@@ -24,6 +23,7 @@ from arena.commands import (
 )
 from arena.commands.db import with_store
 from arena.commands.engine import game_options, table_size
+from arena.errors import CommandError
 
 if TYPE_CHECKING:
     from worker.store import Store

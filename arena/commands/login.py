@@ -9,8 +9,8 @@ import getpass
 import sys
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples
+from arena.errors import CommandError
 from arena.remote import Login, Platform, config_path, save_login
 from referee import settings
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import grpc
 
-from arena.cli import CommandError, ServerUnavailable
 from arena.commands import (
     add_command,
     examples,
@@ -24,6 +23,7 @@ from arena.commands import (
     place,
 )
 from arena.commands.engine import game_options
+from arena.errors import CommandError, ServerUnavailable
 from referee import settings
 
 #: The referee ``arena match`` talks to when neither --referee nor ARENA_REFEREE names one.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from arena.cli import CommandError
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.cli import CommandError
 from arena.commands import (
     add_command,
     examples,
@@ -33,6 +32,7 @@ from arena.commands import (
 )
 from arena.commands.deal_option import check_deal, read_deal
 from arena.commands.engine import game_options
+from arena.errors import CommandError
 from referee import settings
 
 if TYPE_CHECKING:

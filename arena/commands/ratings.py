@@ -10,9 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument, print_table
 from arena.commands.db import with_store
+from arena.errors import CommandError
 from worker.store import Store
 
 

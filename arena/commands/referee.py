@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, game_argument, json_argument
 from arena.commands.metrics_option import metrics_argument, serve_metrics
 from arena.commands.standalone import run_alone
+from arena.errors import CommandError
 from referee import settings
 
 

@@ -9,9 +9,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples
 from arena.commands.db import with_store
+from arena.errors import CommandError
 from arena.remote import remote
 from worker.store import Store
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.cli import CommandError
+from arena.errors import CommandError
 
 
 def register(sub: Any, bench_sub: Any) -> None:

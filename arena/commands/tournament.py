@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from arena.app import tournaments
 from arena.app.actors import Actor, local_actor
-from arena.cli import CommandError, Failed
 from arena.commands import (
     add_command,
     arena_command,
@@ -34,6 +33,7 @@ from arena.commands.tournament_standings import (
     standings_of,
     standings_table,
 )
+from arena.errors import CommandError, Failed
 from arena.remote import Platform as RemotePlatform
 from arena.remote import remote
 

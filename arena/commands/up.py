@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples
+from arena.errors import CommandError, Failed
 from referee import settings
 
 #: How long the web app has to say where it listens (seconds).

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.app.errors import AppError
-from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument
 from arena.commands.standalone import run_alone
+from arena.errors import CommandError
 
 if TYPE_CHECKING:
     from arena.app.deals import Check, Deal

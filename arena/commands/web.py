@@ -12,10 +12,10 @@ import sys
 import threading
 from typing import Any
 
-from arena.cli import CommandError
 from arena.commands import add_command, examples, json_argument
 from arena.commands.db import local_database, store_errors
 from arena.commands.metrics_option import metrics_argument, serve_metrics
+from arena.errors import CommandError
 from worker.store import Store
 
 

@@ -9,10 +9,10 @@ import socket
 import threading
 from typing import Any
 
-from arena.cli import CommandError, Failed
 from arena.commands import add_command, examples, json_argument
 from arena.commands.db import local_database, refuse_when_remote, store_errors
 from arena.commands.metrics_option import metrics_argument, serve_metrics
+from arena.errors import CommandError, Failed
 from referee import settings
 from referee.settings import arena_home
 
