@@ -144,6 +144,15 @@ def test_a_bot_authors_journey_remotely_answers_as_on_the_platform(
         ("tournament", "watch", str(tournament)),
     ):
         assert remote.ok(*argv) == local.ok(*argv), argv
+    # where ann's seat lost: analysed by the platform once, the same both ways after
+    played = env.store.match(first)
+    assert played is not None
+    mine = played.seats.index(env.store.bot_versions(anns.id)[-1].version.id)
+    analysed = ("analyse", str(first), "--seat", str(mine), "--budget-ms", "5")
+    weighed = json.loads(remote.ok(*analysed, "--json"))
+    assert weighed["match"] == first and weighed["seat"] == mine and weighed["decisions"]
+    assert json.loads(local.ok(*analysed, "--json")) == weighed
+    assert remote.ok(*analysed) == local.ok(*analysed)
     env.store.start_ladder(GAME, GAME, {"in_flight": 2})
     for argv in (("ladder", "status"), ("ladder", "status", "--json")):
         assert remote.ok(*argv) == local.ok(*argv), argv

@@ -264,6 +264,12 @@ class KeyRequest(BaseModel):
     user: str | None = Field(None, pattern=NAME, description="default: yourself")
 
 
+class AnalysisRequest(BaseModel):
+    budget_ms: int = Field(
+        200, ge=1, le=60_000, description="the reference bot's time per decision"
+    )
+
+
 # -- the app ---------------------------------------------------------------------------------
 
 
@@ -480,6 +486,20 @@ def create_api(
         match_id: Id, seat: Annotated[int, Path(ge=0, le=64)], actor: Who
     ) -> dict[str, Any]:
         return matches.log(store, actor, match_id, seat)
+
+    @api.post(
+        "/matches/{match_id}/seats/{seat}/analysis",
+        summary="Where a seat lost: the kept analysis, else made now (its owner, operators)",
+    )
+    def analyse_seat(
+        match_id: Id,
+        seat: Annotated[int, Path(ge=0, le=64)],
+        request: Annotated[AnalysisRequest, Body()],
+        actor: Who,
+    ) -> dict[str, Any]:
+        from arena.app import analysis
+
+        return analysis.analyse(store, actor, match_id, seat, request.budget_ms)
 
     @api.get("/matches/{match_id}/record", summary="A finished match's record as JSON")
     def match_record(match_id: Id, actor: Who) -> dict[str, Any]:

@@ -42,15 +42,25 @@ def register(sub: Any, bench_sub: Any) -> None:
 def cmd_analyse(args: argparse.Namespace) -> int:
     from arena.app import analysis
     from arena.app.actors import local_actor
+    from arena.remote import remote
 
-    def body(store: Store) -> int:
-        budget = analysis.DEFAULT_BUDGET_MS if args.budget_ms is None else args.budget_ms
-        made = analysis.analyse(store, local_actor(store), args.id, args.seat, budget)
+    budget = analysis.DEFAULT_BUDGET_MS if args.budget_ms is None else args.budget_ms
+
+    def show(made: dict[str, Any]) -> int:
         if args.json:
             print(json.dumps(made, indent=1))
         else:
             print_table(table(made))
         return 0
+
+    platform = remote()
+    if platform is not None:
+        with platform:  # the platform's reference bot weighs every decision: minutes, maybe
+            path = f"/matches/{args.id}/seats/{args.seat}/analysis"
+            return show(platform.call("POST", path, json={"budget_ms": budget}, timeout=None))
+
+    def body(store: Store) -> int:
+        return show(analysis.analyse(store, local_actor(store), args.id, args.seat, budget))
 
     return with_store(body)
 
