@@ -294,8 +294,9 @@ def test_a_genuine_remote_bot_is_admitted_during_a_flood_of_made_up_keys(
             said = _stop(mine)
     # the genuine bot was admitted at its first dial: it never had to dial again
     assert "reconnecting" not in said, said
-    # every made-up key was refused: as unknown, or at once for its address's queue
-    assert set(ended) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, ended
+    # every made-up key was refused: as unknown, at once for its address's queue, or (on
+    # a loaded machine, past the referee's wait for the platform's answer) to try again
+    assert set(ended) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED", "UNAVAILABLE"}, ended
     assert ended["UNAUTHENTICATED"] > 0, ended
 
 
