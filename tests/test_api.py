@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 
 from arena.app.limits import WINDOW
 from arena.app.matches import HELD
+from arena.app.packaging import package
 from arena.bench.web import add_bots, store_played_match
-from arena.commands.bot import package
 from arena.site import create_site
 from worker import archive as archives
 from worker import qualify

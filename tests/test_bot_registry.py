@@ -14,8 +14,8 @@ import pytest
 from psycopg.types.json import Jsonb
 
 from arena.app.actors import local_user_name
+from arena.app.packaging import MANIFEST_FILE, package
 from arena.cli import main
-from arena.commands.bot import MANIFEST_FILE, package
 from arena.commands.tournament import resolve_bots
 from tests.store_fixtures import finished_match
 from worker.store import Store, StoreError

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from arena.commands.bot import build_archive
+from arena.app.packaging import build_archive
 from arena.site import create_site
 from tests.platform_support import EXAMPLES, PlatformEnv
 from worker import broker

@@ -153,7 +153,8 @@ def bench_tournament(
 
 
 def _register(store: Any) -> list[int]:
-    from arena.commands.bot import package, store_version
+    from arena.app.packaging import package
+    from arena.commands.bot import store_version
 
     bot = package(RANDOM_BOT)
     return [

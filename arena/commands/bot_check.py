@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from arena.app import bots as app_bots
 from arena.app.errors import Invalid
+from arena.app.packaging import package
 from arena.commands import add_command, bot_actions, examples, game_argument, json_argument
-from arena.commands.bot import package, print_report
+from arena.commands.bot import print_report
 from arena.commands.deal_option import check_deal, read_deal
 from arena.errors import CommandError
 

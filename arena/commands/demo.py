@@ -65,7 +65,7 @@ def register_examples(store: Any, game: str, actor: Any) -> list[str]:
     platform's user, which anyone may play against (``actor`` must be an operator);
     returns their names."""
     from arena.app import bots
-    from arena.commands.bot import ARCHIVE_FORMAT, package
+    from arena.app.packaging import ARCHIVE_FORMAT, package
     from worker.store import PLATFORM_USER
 
     names = []
