@@ -73,7 +73,7 @@ def test_status_follows_workers_matches_ladders_and_failures(
 
     created = env.arena(
         "tournament", "create", "--game", GAME, "--bots", "slow,rnd", "--games", "6",
-        "--option", "max_hands=1", "--json",
+        "--option", "max_hands=2", "--json",
     )  # fmt: skip
     assert created.returncode == 0, created.stderr
     tournament = json.loads(created.stdout)["tournament"]
@@ -97,6 +97,12 @@ def test_status_follows_workers_matches_ladders_and_failures(
         shown = {i for w in found["workers"] for i in w["running"]}
         assert shown <= _running_ids(env.store) | _done_ids(env.store)
         victim = next(w for w in found["workers"] if w["node"].startswith("lost@"))
+
+        def victim_holds() -> bool:  # a match of its own at the moment it is killed
+            running = env.store.list_matches(tournament_id=tournament, state="running")
+            return any((m.lease_holder or "").startswith(f"{victim['name']}/") for m in running)
+
+        env.wait_for(victim_holds, 120, "the worker to be killed to hold a match")
 
         # killed with its referee and bots: it answers no more, its leases stay behind
         os.killpg(lost.pid, signal.SIGKILL)

@@ -45,7 +45,7 @@ from google.protobuf.message import DecodeError
 from referee import settings, walltime, wire
 from referee.clock import ClockRules
 from rummyarena.v1 import common_pb2, record_pb2
-from worker import duel, logs, metrics, notices, sandbox
+from worker import duel, logs, metrics, notices, sandbox, stage
 from worker.leases import Leases
 from worker.pool import BotPool, BotStartError, Deal
 from worker.referee_link import LocalReferee, RefereeGone, RefereeLink
@@ -598,6 +598,9 @@ def start_host(
     box = sandbox.configure(settings.load().sandbox)
     if box.on:
         log.info("the sandbox of hosted bots is %s", box.describe())
+        # the sandboxes' file system takes a moment to fill: made before the referee, whose
+        # remote port would otherwise refuse remote bots until the pool and its desk exist
+        stage.get()
     else:
         log.warning("THE SANDBOX IS %s", box.describe())
     # unconfined bots are given the referee's TCP address, and serve their sessions there

@@ -149,9 +149,9 @@ def _fill(stage: Stage) -> None:
         shutil.copytree(node, stage.outer / "node", symlinks=True)
     for name in ("bots", "sockets"):
         (stage.outer / name).mkdir()
-    for folder in (stage.outer, python):
-        os.chmod(folder, 0o755)  # bots, of other uids, read the runtime through mounts
-    os.chmod(stage.outer, 0o700)  # and nobody else reaches the stage
+    # bots, of other uids, read the runtime through their mounts; nobody reaches the stage
+    os.chmod(python, 0o755)
+    os.chmod(stage.outer, 0o700)
 
 
 def _holder(point: Path) -> subprocess.Popen[bytes]:
