@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import os
 import random
 import secrets
@@ -17,11 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
+from arena.bench.admission import self_signed, write_self_signed  # noqa: F401 - for the TLS tests
 from arena.commands.verify import main as arena_verify
 from referee.auth import SECRET_ENV, call_metadata
 from referee.record import MatchRecord
@@ -219,44 +214,6 @@ def answer(decision_id: int, index: int) -> bytes:
     """A raw ``Answer`` message by index."""
     msg = bot_pb2.BotMessage(answer=bot_pb2.Answer(decision_id=decision_id, index=index))
     return msg.SerializeToString()
-
-
-def self_signed() -> tuple[bytes, bytes]:
-    """A certificate for localhost and 127.0.0.1 that is its own CA, and its key (PEM)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    return cert.public_bytes(serialization.Encoding.PEM), key_pem
-
-
-def write_self_signed(folder: Path) -> tuple[Path, Path]:
-    """:func:`self_signed`'s certificate (its own CA) and key, as files in ``folder``."""
-    cert, key = self_signed()
-    (folder / "cert.pem").write_bytes(cert)
-    (folder / "key.pem").write_bytes(key)
-    return folder / "cert.pem", folder / "key.pem"
 
 
 class DroppingProxy:

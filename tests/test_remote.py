@@ -27,9 +27,9 @@ GAME = "hollywood-gin"
 RANDOM = str(EXAMPLES / "random_bot.py")
 
 
-@pytest.fixture
-def web(platform_env: PlatformEnv) -> Iterator[str]:
-    """``arena web`` over the test's platform: its address."""
+def _start_web(platform_env: PlatformEnv) -> tuple[subprocess.Popen[str], str]:
+    """An ``arena web`` process over the test's platform, and its address (from the first
+    line of its standard error, which it goes on writing to)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "web", "--port", "0"],
         env=platform_env.env,
@@ -38,12 +38,22 @@ def web(platform_env: PlatformEnv) -> Iterator[str]:
         text=True,
         cwd=ROOT,
     )
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    found = re.search(r"http://127\.0\.0\.1:\d+", line)
+    if found is None:
+        process.terminate()
+        process.wait(20)
+        raise AssertionError(line)
+    return process, found.group(0)
+
+
+@pytest.fixture
+def web(platform_env: PlatformEnv) -> Iterator[str]:
+    """``arena web`` over the test's platform: its address."""
+    process, address = _start_web(platform_env)
     try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        assert found is not None, line
-        yield found.group(0)
+        yield address
     finally:
         process.terminate()
         process.wait(20)
@@ -285,22 +295,13 @@ def test_a_platform_with_no_worker_says_so_to_its_operator_and_to_a_user_who_wai
     """``arena web`` with no worker running warns at start, and a remote ``arena bot
     submit --wait`` says at once that nothing will qualify it until a worker runs
     (``GET /api/v1/playing``), where it used to wait in silence."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "web", "--port", "0"],
-        env=platform_env.env,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        cwd=ROOT,
-    )
+    process, address = _start_web(platform_env)
     waiting = None
     try:
         assert process.stderr is not None
-        found = re.search(r"http://127\.0\.0\.1:\d+", process.stderr.readline())
-        assert found is not None
         assert "no worker of the platform answers" in process.stderr.readline()
         key = platform_env.user("ann")
-        _, remote = _both(platform_env, found.group(0), key, tmp_path)
+        _, remote = _both(platform_env, address, key, tmp_path)
         waiting = subprocess.Popen(
             [
                 *(sys.executable, "-m", "arena", "bot", "submit", RANDOM),

@@ -60,8 +60,8 @@ class AdmissionBench:
         return out
 
 
-def _self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 that is its own CA, and its key, as files."""
+def self_signed() -> tuple[bytes, bytes]:
+    """A certificate for localhost and 127.0.0.1 that is its own CA, and its key (PEM)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -79,20 +79,27 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
             critical=False,
         )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
-    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "key.pem").write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
     )
+    return cert.public_bytes(serialization.Encoding.PEM), key_pem
+
+
+def write_self_signed(folder: Path) -> tuple[Path, Path]:
+    """:func:`self_signed`'s certificate (its own CA) and key, as files in ``folder``."""
+    cert, key = self_signed()
+    (folder / "cert.pem").write_bytes(cert)
+    (folder / "key.pem").write_bytes(key)
     return folder / "cert.pem", folder / "key.pem"
 
 
@@ -220,7 +227,7 @@ def _platform(url: str, redis_url: str) -> Iterator[tuple[str, bytes, str, Any]]
         Store.open(scratch, max_size=8) as store,
         tempfile.TemporaryDirectory(prefix="arena-bench-") as folder,
     ):
-        cert, key = _self_signed(Path(folder))
+        cert, key = write_self_signed(Path(folder))
         store.create_user("bench")
         made = store.create_key("bench")
         store.remote_version(store.add_bot(BOT, "bench"), GAME, "bench", "exempt")
